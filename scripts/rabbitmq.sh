@@ -92,6 +92,9 @@ version() {
     grep -o '"rabbitmq_version":"[^"]*"' | cut -d'"' -f4 || true
 }
 
+# A zombie has an empty /proc/PID/cmdline, so it does not count as alive.
+pid_alive() { [[ -n $1 && -n $(tr -d '\0' 2>/dev/null <"/proc/$1/cmdline") ]]; }
+
 beam_pid() { rabbitmqctl -q eval 'os:getpid().' 2>/dev/null | tr -dc '0-9'; }
 
 cmd_start() {
@@ -137,7 +140,7 @@ cmd_stop() {
   fi
   # The VM lingers for a few seconds after `rabbitmqctl stop` returns; wait it out so
   # that a following start does not race the old node for its ports and Mnesia files.
-  while { [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null; } || amqp_open; do
+  while pid_alive "$pid" || amqp_open; do
     ((SECONDS < deadline)) || die "node still running ${STOP_TIMEOUT}s after rabbitmqctl stop (pid ${pid:-?})"
     sleep 0.3
   done
