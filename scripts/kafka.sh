@@ -118,7 +118,7 @@ EOF
   rm -rf "$LIBS"
   mv "$tmp" "$LIBS"
   touch "$LIBS/.complete"
-  say "resolved Kafka $KAFKA_VERSION jars in $((SECONDS - t0))s into $LIBS"
+  RESOLVED_NOTE=", jars resolved in $((SECONDS - t0))s into $LIBS"
 }
 
 # --- config ---------------------------------------------------------------------------
@@ -166,7 +166,7 @@ EOF
     <Logger name="kafka.request.logger" level="WARN"/>
     <Logger name="state.change.logger" level="WARN"/>
     <Logger name="org.apache.kafka.common.config" level="WARN"/>
-    <Logger name="org.apache.kafka.common.utils.AppInfoParser" level="WARN"/>
+    <Logger name="org.apache.kafka.common.utils.internals.AppInfoParser" level="WARN"/>
   </Loggers>
 </Configuration>
 EOF
@@ -217,7 +217,9 @@ broker_pid() {
   [[ -f $PIDFILE ]] || return 1
   pid=$(tr -dc '0-9' <"$PIDFILE")
   [[ -n $pid ]] || return 1
-  tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline" | grep -q 'kafka\.Kafka' || return 1
+  local cmdline
+  cmdline=$(tr '\0' ' ' 2>/dev/null <"/proc/$pid/cmdline") || return 1
+  [[ $cmdline == *" kafka.Kafka "* ]] || return 1
   echo "$pid"
 }
 
@@ -248,8 +250,11 @@ cmd_start() {
     format_storage
     # setsid: the broker must outlive this script and its caller's process group.
     # The bash wrapper records its own pid, then execs java, so the pid file is java's.
+    local heap
+    read -r -a heap <<<"$HEAP_OPTS"
+    # shellcheck disable=SC2016 # $$, $0 and $@ are for the inner bash
     setsid bash -c 'echo $$ >"$0"; exec "$@"' "$PIDFILE" \
-      java $HEAP_OPTS -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
+      java "${heap[@]}" -XX:+UseG1GC -XX:MaxGCPauseMillis=20 -XX:InitiatingHeapOccupancyPercent=35 \
       -XX:+ExplicitGCInvokesConcurrent -Djava.awt.headless=true \
       -Dkafka.logs.dir="$LOGS" -Dlog4j2.configurationFile="$LOG4J_CONF" \
       -cp "$LIBS/*" kafka.Kafka "$CONF" >"$LOGS/kafka.out" 2>&1 </dev/null &
@@ -260,7 +265,7 @@ cmd_start() {
     ((SECONDS < deadline)) || { log_tail; die "broker not serving metadata on $HOST:$PORT within ${START_TIMEOUT}s"; }
     sleep 0.5
   done
-  say "started in $((SECONDS - t0))s (Kafka $KAFKA_VERSION, pid $(broker_pid), bootstrap $HOST:$PORT, logs $LOGS)"
+  say "started in $((SECONDS - t0))s (Kafka $KAFKA_VERSION, pid $(broker_pid), bootstrap $HOST:$PORT, logs $LOGS${RESOLVED_NOTE:-})"
 }
 
 cmd_stop() {
