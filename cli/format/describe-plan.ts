@@ -1,0 +1,171 @@
+import type { DeliveryRules, RangeMs, RetryPlan } from '../../policy';
+import { formatDuration } from '../../policy';
+
+/**
+ * Plan facts as rows of words, shared by the text and Markdown formats: what to say is decided
+ * once, how to lay it out twice.
+ */
+
+export function range(value: RangeMs): string {
+  return value.min === value.max
+    ? formatDuration(value.max)
+    : `${formatDuration(value.min)}–${formatDuration(value.max)}`;
+}
+
+export interface TimelineRow {
+  attempt: string;
+  wait: string;
+  window: string;
+  via: string;
+}
+
+export function timelineRows(rules: DeliveryRules, source: string): TimelineRow[] {
+  const rows: TimelineRow[] = rules.stages.map((stage) => ({
+    attempt: String(stage.attempt),
+    wait: stage.attempt === 1 ? '—' : range(stage.waitMs),
+    window: range(stage.windowMs),
+    via: stage.attempt === 1 ? source : stage.via,
+  }));
+  rows.push({
+    attempt: 'then',
+    wait: '—',
+    window: range(rules.retryWindowMs),
+    via: `dead letter → ${rules.deadLetter}`,
+  });
+  return rows;
+}
+
+export function headline(plan: RetryPlan): string[] {
+  const { classification: c, amplification: a } = plan;
+  const transient = [
+    c.transient.httpStatuses.length ? `HTTP ${compactStatuses(c.transient.httpStatuses)}` : '',
+    c.transient.errorCodes.length ? `codes ${c.transient.errorCodes.join(', ')}` : '',
+    c.transient.errorNames.length ? `names ${c.transient.errorNames.join(', ')}` : '',
+  ].filter(Boolean);
+  const permanent = [
+    c.permanent.httpStatuses.length ? `HTTP ${compactStatuses(c.permanent.httpStatuses)}` : '',
+    c.permanent.errorCodes.length ? `codes ${c.permanent.errorCodes.join(', ')}` : '',
+    c.permanent.errorNames.length ? `names ${c.permanent.errorNames.join(', ')}` : '',
+  ].filter(Boolean);
+  return [
+    `consumer ${plan.consumer}, maxAttempts ${plan.maxAttempts} (${plan.maxAttempts - 1} delayed retries), ordering ${plan.ordering}`,
+    `transient: ${transient.join('; ') || 'nothing'}`,
+    `permanent: ${permanent.join('; ') || 'nothing listed'}; anything else is ${c.unknown}`,
+    `amplification: ${a.deliveries} deliveries × ${a.perDelivery} per delivery × ${a.inner} inner = ${a.total} calls (budget ${a.budget})`,
+    `idempotency: ${plan.idempotency.idempotent ? 'idempotent' : 'not idempotent'}${plan.idempotency.key ? `, keyed by ${plan.idempotency.key}` : ''}`,
+  ];
+}
+
+/** 408, 429, 500, 501, … 599 → "408, 429, 500–599" */
+export function compactStatuses(statuses: readonly number[]): string {
+  const parts: string[] = [];
+  let start = statuses[0];
+  let previous = start;
+  const flush = () => {
+    if (start === undefined || previous === undefined) return;
+    parts.push(start === previous ? String(start) : `${start}–${previous}`);
+  };
+  for (const status of statuses.slice(1)) {
+    if (previous !== undefined && status === previous + 1) {
+      previous = status;
+      continue;
+    }
+    flush();
+    start = status;
+    previous = status;
+  }
+  flush();
+  return parts.join(', ');
+}
+
+export interface ResourceRow {
+  kind: string;
+  name: string;
+  detail: string;
+}
+
+function settings(values: Record<string, string | number>): string {
+  return Object.entries(values)
+    .map(([key, value]) => `${key}=${typeof value === 'string' ? JSON.stringify(value) : value}`)
+    .join(' ');
+}
+
+export function resourceRows(plan: RetryPlan, target: keyof RetryPlan['targets']): ResourceRow[] {
+  const rows: ResourceRow[] = [];
+  if (target === 'rabbitmq' && plan.targets.rabbitmq) {
+    const r = plan.targets.rabbitmq;
+    for (const exchange of r.exchanges)
+      rows.push({
+        kind: 'exchange',
+        name: exchange.name,
+        detail: `${exchange.role}, ${exchange.type}${exchange.declare ? '' : ', not declared (owned by the producer)'}`,
+      });
+    for (const queue of r.queues)
+      rows.push({
+        kind: 'queue',
+        name: queue.name,
+        detail: `${queue.role}${queue.delayMs === undefined ? '' : ` ${formatDuration(queue.delayMs)}`}, ${settings(queue.effective)}`,
+      });
+    for (const policy of r.policies)
+      rows.push({
+        kind: 'policy',
+        name: policy.name,
+        detail: `${policy.pattern} priority ${policy.priority}`,
+      });
+    for (const binding of r.bindings)
+      rows.push({
+        kind: 'binding',
+        name: `${binding.source} → ${binding.destination}`,
+        detail: `key ${JSON.stringify(binding.routingKey)}`,
+      });
+  }
+  if (target === 'kafka' && plan.targets.kafka) {
+    for (const topic of plan.targets.kafka.topics)
+      rows.push({
+        kind: 'topic',
+        name: topic.name,
+        detail: `${topic.role}${topic.delayMs === undefined ? '' : ` ${formatDuration(topic.delayMs)}`}, ${topic.partitions} partitions, rf ${topic.replicationFactor}, ${settings(topic.config)}`,
+      });
+  }
+  if (target === 'serviceBus' && plan.targets.serviceBus) {
+    for (const entity of plan.targets.serviceBus.entities) {
+      const props = entity.properties as unknown as Record<string, string | number>;
+      rows.push({
+        kind: entity.kind,
+        name: entity.topic ? `${entity.topic}/${entity.name}` : entity.name,
+        detail: `${entity.role}, ${settings(props)}`,
+      });
+    }
+  }
+  return rows;
+}
+
+export function targetTitle(plan: RetryPlan, target: keyof RetryPlan['targets']): string {
+  const { rabbitmq, kafka, serviceBus } = plan.targets;
+  if (target === 'rabbitmq' && rabbitmq)
+    return `rabbitmq: ${rabbitmq.mode}, RabbitMQ ${rabbitmq.brokerVersion}+, vhost ${rabbitmq.vhost}`;
+  if (target === 'kafka' && kafka)
+    return `kafka: topic ${kafka.sourceTopic}, group ${kafka.consumerGroup}, ordering ${kafka.ordering}`;
+  if (target === 'serviceBus' && serviceBus)
+    return `serviceBus: ${serviceBus.entity.kind === 'queue' ? `queue ${serviceBus.entity.queue}` : `subscription ${serviceBus.entity.topic}/${serviceBus.entity.subscription}`}, retries scheduled on ${serviceBus.scheduleTo}`;
+  return target;
+}
+
+export function sourceOf(plan: RetryPlan, target: keyof RetryPlan['targets']): string {
+  const { rabbitmq, kafka, serviceBus } = plan.targets;
+  if (target === 'rabbitmq' && rabbitmq)
+    return `${rabbitmq.exchanges[0]?.name ?? ''} → ${rabbitmq.mainQueue}`;
+  if (target === 'kafka' && kafka) return kafka.sourceTopic;
+  if (target === 'serviceBus' && serviceBus)
+    return serviceBus.entity.kind === 'queue'
+      ? serviceBus.entity.queue
+      : `${serviceBus.entity.topic}/${serviceBus.entity.subscription}`;
+  return '';
+}
+
+export const TARGETS = ['rabbitmq', 'kafka', 'serviceBus'] as const;
+export type TargetKey = (typeof TARGETS)[number];
+
+export function rulesOf(plan: RetryPlan, target: TargetKey): DeliveryRules | undefined {
+  return plan.targets[target];
+}

@@ -1,0 +1,48 @@
+import { PLAN_USAGE, planCommand } from './commands/plan';
+import { SCHEMA_USAGE, schemaCommand } from './commands/schema';
+import { VALIDATE_USAGE, validateCommand } from './commands/validate';
+import { EXIT, type Output } from './output';
+
+type Command = (args: string[], output: Output) => Promise<number>;
+
+const COMMANDS: Record<string, { run: Command; usage: string }> = {
+  validate: { run: validateCommand, usage: VALIDATE_USAGE },
+  plan: { run: planCommand, usage: PLAN_USAGE },
+  schema: { run: schemaCommand, usage: SCHEMA_USAGE },
+};
+
+export function usage(): string {
+  return ['retry-topology <command>', '', ...Object.values(COMMANDS).map((command) => command.usage)].join(
+    '\n\n',
+  );
+}
+
+/** Runs one command line. Never throws: user mistakes get a message and an exit code. */
+export async function run(argv: string[], output: Output): Promise<number> {
+  const [name, ...args] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    output.out(usage());
+    return name ? EXIT.ok : EXIT.usage;
+  }
+  const command = COMMANDS[name];
+  if (!command) {
+    output.err(`✖ unknown command "${name}"\n\n${usage()}`);
+    return EXIT.usage;
+  }
+  if (args.includes('--help') || args.includes('-h')) {
+    output.out(command.usage);
+    return EXIT.ok;
+  }
+  try {
+    return await command.run(args, output);
+  } catch (error) {
+    // parseArgs reports unknown or malformed options with a code; that is the user's mistake.
+    const code = (error as { code?: string }).code;
+    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
+      output.err(`✖ ${(error as Error).message}\n\n${command.usage}`);
+      return EXIT.usage;
+    }
+    output.err(`✖ internal error: ${(error as Error).message ?? String(error)} (please report this)`);
+    return EXIT.internal;
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Every finding has a stable code. Tests and tools match on the code, never on message text.
+ * Each code has a page in docs/codes/<code>.md: what goes wrong without the rule, and the fix.
+ */
+
+export const ISSUE_CODES = {
+  // The file and its shape.
+  'file-unreadable': 'error',
+  'yaml-syntax': 'error',
+  'no-policy': 'error',
+  required: 'error',
+  'unknown-key': 'error',
+  'invalid-type': 'error',
+  'invalid-value': 'error',
+  'invalid-duration': 'error',
+  'invalid-format': 'error',
+  'out-of-range': 'error',
+  'duplicate-policy-name': 'error',
+  // Backoff and timing.
+  'delays-count-mismatch': 'error',
+  'backoff-max-below-initial': 'error',
+  'retry-window-exceeds-ttl': 'error',
+  'retry-window-exceeds-deadline': 'error',
+  'amplification-over-budget': 'error',
+  'in-memory-exceeds-lock': 'error',
+  'in-memory-exceeds-poll-interval': 'error',
+  'in-memory-exceeds-consumer-timeout': 'error',
+  'immediate-retries-long': 'warning',
+  'no-jitter': 'warning',
+  'jitter-not-applied': 'warning',
+  // Classification and handler.
+  'non-idempotent-retry': 'error',
+  'unknown-errors-transient': 'warning',
+  'no-transient-rules': 'warning',
+  'ordering-not-kept': 'error',
+  // Broker targets.
+  'broker-version-unsupported': 'error',
+  'mode-needs-newer-broker': 'error',
+  'delayed-retry-linear': 'warning',
+  'at-least-once-needs-reject-publish': 'error',
+  'at-most-once-dead-lettering': 'warning',
+  'unbounded-wait-queue': 'warning',
+  'retention-below-delay': 'error',
+  'min-insync-above-replication': 'error',
+  'lock-duration-over-max': 'error',
+  'delivery-limit-below-attempts': 'error',
+  'name-invalid': 'error',
+  'name-too-long': 'error',
+  'name-collision': 'error',
+} as const;
+
+export type IssueCode = keyof typeof ISSUE_CODES;
+export type Severity = 'error' | 'warning';
+
+export function severityOf(code: IssueCode): Severity {
+  return ISSUE_CODES[code];
+}

@@ -1,0 +1,77 @@
+import type { KafkaTarget, Policy } from '../types';
+import { kafkaNames } from './names';
+import { deliveryRules, jitterRange } from './timeline';
+import type { KafkaPlan, KafkaTopicSpec, Level } from './types';
+
+export const KAFKA_ATTEMPT_HEADER = 'retry-attempt';
+export const KAFKA_NOT_BEFORE_HEADER = 'retry-not-before';
+
+/**
+ * Kafka topology: one retry topic per level (a short delay never waits behind a long one) and a
+ * dead-letter topic. Every topic has the source's partition count, so a key keeps its partition
+ * number along the chain. Topic config updates in place; names never carry a delay.
+ */
+export function planKafka(policy: Policy, target: KafkaTarget, delays: number[]): KafkaPlan {
+  const names = kafkaNames(policy, target);
+  const levels: Level[] = delays.map((delayMs, index) => ({
+    level: index + 1,
+    delayMs,
+    waitMs: jitterRange(delayMs, policy.jitter),
+    destination: names.retry(index + 1),
+  }));
+  const shared = {
+    partitions: target.partitions,
+    replicationFactor: target.replicationFactor,
+  };
+  const durability = {
+    'cleanup.policy': 'delete',
+    'min.insync.replicas': String(target.minInSyncReplicas),
+  };
+  const topics: KafkaTopicSpec[] = [];
+  if (target.declareTopic) {
+    topics.push({ name: target.topic, role: 'source', ...shared, config: durability, declare: true });
+  }
+  for (const level of levels) {
+    topics.push({
+      name: level.destination,
+      role: 'retry',
+      level: level.level,
+      delayMs: level.delayMs,
+      ...shared,
+      config: { ...durability, 'retention.ms': String(target.retryRetentionMs) },
+      declare: true,
+    });
+  }
+  topics.push({
+    name: names.deadLetter,
+    role: 'dead-letter',
+    ...shared,
+    config: { ...durability, 'retention.ms': String(policy.deadLetter.retentionMs) },
+    declare: true,
+  });
+
+  const retryTopics = levels.map((level) => level.destination);
+  return {
+    ...deliveryRules(policy, levels, true, names.deadLetter),
+    sourceTopic: target.topic,
+    consumerGroup: target.consumerGroup,
+    retryConsumerGroup: names.retryGroup,
+    deadLetterTopic: names.deadLetter,
+    ordering: target.ordering,
+    attemptHeader: KAFKA_ATTEMPT_HEADER,
+    notBeforeHeader: KAFKA_NOT_BEFORE_HEADER,
+    maxPollIntervalMs: target.maxPollIntervalMs,
+    topics,
+    consumerAcls: [
+      { resource: 'topic', name: target.topic, operations: ['Read', 'Describe'] },
+      ...retryTopics.map((name) => ({
+        resource: 'topic' as const,
+        name,
+        operations: ['Read', 'Write', 'Describe'] as Array<'Read' | 'Write' | 'Describe'>,
+      })),
+      { resource: 'topic', name: names.deadLetter, operations: ['Write', 'Describe'] },
+      { resource: 'group', name: target.consumerGroup, operations: ['Read'] },
+      { resource: 'group', name: names.retryGroup, operations: ['Read'] },
+    ],
+  };
+}

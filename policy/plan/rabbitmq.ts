@@ -1,0 +1,209 @@
+import type { Policy, RabbitTarget } from '../types';
+import { rabbitNames } from './names';
+import { deliveryRules, fixedRange, jitterRange, linearDelays } from './timeline';
+import type { Level, RabbitMqPlan, RabbitPolicySpec, RabbitQueueSpec } from './types';
+
+/**
+ * RabbitMQ topology. Queue arguments hold only the queue type, which can never change. Every
+ * mutable setting (TTL, dead-lettering, limits) lives in a per-queue RabbitMQ policy, which the
+ * broker applies in place: changing a delay never redeclares, and never deletes, a queue.
+ * Checked on 3.10.8: quorum queues honour these policy keys, and a policy TTL change takes effect
+ * for the next message with no redeclare (DESIGN.md).
+ */
+
+export const ATTEMPT_HEADER = 'retry-attempt';
+
+/** A crash loop is stopped after this many failed deliveries of one copy. */
+export const RABBIT_DEFAULT_DELIVERY_LIMIT = 5;
+
+function escapeRegex(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The x- argument names a policy key corresponds to, for the effective view. */
+function asArguments(definition: Record<string, string | number>): Record<string, string | number> {
+  return Object.fromEntries(Object.entries(definition).map(([key, value]) => [`x-${key}`, value]));
+}
+
+function deliveryLimit(policy: Policy, target: RabbitTarget): number {
+  if (target.deliveryLimit !== undefined) return target.deliveryLimit;
+  // In quorum-delayed-retry mode each retry is a rejected delivery: the limit is the retry count,
+  // and a crash on the last attempt lets the broker dead-letter the message.
+  return target.mode === 'quorum-delayed-retry'
+    ? Math.max(1, policy.maxAttempts - 1)
+    : RABBIT_DEFAULT_DELIVERY_LIMIT;
+}
+
+function rabbitLevels(
+  policy: Policy,
+  target: RabbitTarget,
+  delays: number[],
+  names: ReturnType<typeof rabbitNames>,
+): Level[] {
+  switch (target.mode) {
+    case 'ttl-queues':
+      // A queue TTL is one value for every message in it: no jitter is possible.
+      return delays.map((delayMs, index) => ({
+        level: index + 1,
+        delayMs,
+        waitMs: fixedRange(delayMs),
+        destination: names.wait(index + 1),
+      }));
+    case 'quorum-delayed-retry':
+      return linearDelays(delays).map((effective, index) => ({
+        level: index + 1,
+        delayMs: delays[index] ?? effective,
+        waitMs: fixedRange(effective),
+        destination: names.main,
+      }));
+    case 'delivery-time':
+      return delays.map((delayMs, index) => ({
+        level: index + 1,
+        delayMs,
+        waitMs: jitterRange(delayMs, policy.jitter),
+        destination: names.main,
+      }));
+  }
+}
+
+export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: number[]): RabbitMqPlan {
+  const names = rabbitNames(policy, target);
+  const retryExchange = `${policy.name}.retry`;
+  const levels = rabbitLevels(policy, target, delays, names);
+  const queues: RabbitQueueSpec[] = [];
+  const policies: RabbitPolicySpec[] = [];
+  const arguments_ = { 'x-queue-type': 'quorum' };
+
+  const addQueue = (
+    spec: Omit<RabbitQueueSpec, 'durable' | 'autoDelete' | 'arguments' | 'policy' | 'effective'>,
+    definition: Record<string, string | number>,
+  ) => {
+    const policyName = names.policyFor(spec.name);
+    policies.push({
+      name: policyName,
+      pattern: `^${escapeRegex(spec.name)}$`,
+      applyTo: 'queues',
+      priority: target.policyPriority,
+      definition,
+    });
+    queues.push({
+      ...spec,
+      durable: true,
+      autoDelete: false,
+      arguments: arguments_,
+      policy: policyName,
+      effective: { ...arguments_, ...asArguments(definition) },
+    });
+  };
+
+  const deadLettering = { 'dead-letter-strategy': target.deadLetterStrategy, overflow: target.overflow };
+  const mainDefinition: Record<string, string | number> = {
+    'dead-letter-exchange': names.deadLetterExchange,
+    'dead-letter-routing-key': names.main,
+    ...deadLettering,
+    'delivery-limit': deliveryLimit(policy, target),
+    ...(policy.messageTtlMs === undefined ? {} : { 'message-ttl': policy.messageTtlMs }),
+  };
+  if (target.mode === 'quorum-delayed-retry') {
+    const effective = levels.map((level) => level.waitMs.max);
+    mainDefinition['delayed-retry-type'] = 'failed';
+    mainDefinition['delayed-retry-min'] = effective[0] ?? 0;
+    mainDefinition['delayed-retry-max'] = Math.max(0, ...effective);
+  }
+  addQueue({ name: names.main, role: 'main' }, mainDefinition);
+
+  if (target.mode === 'ttl-queues') {
+    for (const level of levels) {
+      addQueue(
+        { name: level.destination, role: 'wait', level: level.level, delayMs: level.delayMs },
+        {
+          'message-ttl': level.delayMs,
+          // The default exchange with routing key = the main queue: the message returns to the
+          // queue that failed and to no other consumer of the source exchange.
+          'dead-letter-exchange': '',
+          'dead-letter-routing-key': names.main,
+          ...deadLettering,
+          ...(target.waitQueueMaxLength === 'unbounded' ? {} : { 'max-length': target.waitQueueMaxLength }),
+        },
+      );
+    }
+  }
+  // The dead-letter queue is never bounded and never expires messages: it is where nothing is lost.
+  // Its own policy also keeps a broad operator policy (say `.*` with drop-head) from applying.
+  addQueue({ name: names.deadLetterQueue, role: 'dead-letter' }, { overflow: 'reject-publish' });
+
+  const usesRetryExchange = target.mode !== 'quorum-delayed-retry' && levels.length > 0;
+  const waitBindings = usesRetryExchange
+    ? [...new Set(levels.map((level) => level.destination))].map((queue) => ({
+        source: retryExchange,
+        destination: queue,
+        destinationType: 'queue' as const,
+        routingKey: queue,
+      }))
+    : [];
+
+  const exchanges: RabbitMqPlan['exchanges'] = [
+    {
+      name: target.exchange,
+      role: 'source',
+      type: target.exchangeType,
+      durable: true,
+      autoDelete: false,
+      declare: target.declareExchange,
+    },
+    {
+      name: names.deadLetterExchange,
+      role: 'dead-letter',
+      type: 'direct',
+      durable: true,
+      autoDelete: false,
+      declare: true,
+    },
+  ];
+  if (usesRetryExchange)
+    exchanges.push({
+      name: retryExchange,
+      role: 'retry',
+      type: 'direct',
+      durable: true,
+      autoDelete: false,
+      declare: true,
+    });
+
+  const writable = [names.deadLetterExchange, ...(usesRetryExchange ? [retryExchange] : [])];
+  return {
+    ...deliveryRules(policy, levels, target.mode === 'delivery-time', names.deadLetterQueue),
+    mode: target.mode,
+    brokerVersion: target.brokerVersion,
+    vhost: target.vhost,
+    mainQueue: names.main,
+    deadLetterExchange: names.deadLetterExchange,
+    deadLetterQueue: names.deadLetterQueue,
+    retryExchange: usesRetryExchange ? retryExchange : '',
+    attemptHeader: ATTEMPT_HEADER,
+    exchanges,
+    queues,
+    policies,
+    bindings: [
+      {
+        source: target.exchange,
+        destination: names.main,
+        destinationType: 'queue',
+        routingKey: target.routingKey,
+      },
+      {
+        source: names.deadLetterExchange,
+        destination: names.deadLetterQueue,
+        destinationType: 'queue',
+        routingKey: names.main,
+      },
+      ...waitBindings,
+    ],
+    consumerPermissions: {
+      // The consumer declares nothing in production; Pulumi (or declareTopology in dev) does.
+      configure: '^$',
+      write: `^(${writable.map(escapeRegex).join('|')})$`,
+      read: `^${escapeRegex(names.main)}$`,
+    },
+  };
+}

@@ -1,0 +1,200 @@
+import type { Issue } from '../issues';
+import type { Jitter, RabbitMode } from '../types';
+
+/**
+ * The plan: plain JSON derived from one policy. Components, the runtime and the CLI read this and
+ * nothing else, so one fact (how long wait queue 2 holds a message, where it returns it) lives in
+ * exactly one place. No functions, no clients, no clock: it can be printed, diffed and snapshotted.
+ */
+
+export const PLAN_VERSION = 1;
+
+/** Inclusive range of milliseconds. */
+export interface RangeMs {
+  min: number;
+  max: number;
+}
+
+/** One delay level: the wait before attempt `level + 1`. */
+export interface Level {
+  level: number;
+  /** The policy's wait before jitter. */
+  delayMs: number;
+  /** The wait this target really applies, jitter included. */
+  waitMs: RangeMs;
+  /** Where the message waits on this target (queue, topic, or the entity it is scheduled on). */
+  destination: string;
+}
+
+/** One attempt as a reviewer reads it: when it can happen and where the message comes from. */
+export interface Stage {
+  attempt: number;
+  /** The wait before this attempt (zero for attempt 1). */
+  waitMs: RangeMs;
+  /** Time from the first delivery to this attempt, in-memory retries included. */
+  windowMs: RangeMs;
+  /** Where the message waited before this attempt ("" for attempt 1). */
+  via: string;
+}
+
+export interface DeliveryRules {
+  maxAttempts: number;
+  immediate: { retries: number; delayMs: number; waitMs: RangeMs };
+  jitter: Jitter;
+  /** Whether this target can apply jitter to delayed retries at all. */
+  jitterApplied: boolean;
+  levels: Level[];
+  stages: Stage[];
+  retryWindowMs: RangeMs;
+  deadLetter: string;
+}
+
+export interface RabbitQueueSpec {
+  name: string;
+  role: 'main' | 'wait' | 'dead-letter';
+  level?: number;
+  delayMs?: number;
+  durable: true;
+  autoDelete: false;
+  /** Only what can never change goes here: a changed argument forces the queue to be recreated. */
+  arguments: Record<string, string | number>;
+  /** Name of the RabbitMQ policy that carries this queue's mutable settings. */
+  policy: string;
+  /** What the broker applies: arguments merged with the policy definition (DESIGN.md precedence). */
+  effective: Record<string, string | number>;
+}
+
+export interface RabbitPolicySpec {
+  name: string;
+  /** Anchored regex matching exactly one queue. */
+  pattern: string;
+  applyTo: 'queues';
+  priority: number;
+  definition: Record<string, string | number>;
+}
+
+export interface RabbitExchangeSpec {
+  name: string;
+  role: 'source' | 'dead-letter' | 'retry';
+  type: 'topic' | 'direct' | 'fanout' | 'headers';
+  durable: true;
+  autoDelete: false;
+  /** False for a source exchange the producer owns: the plan binds to it but does not create it. */
+  declare: boolean;
+}
+
+export interface RabbitBindingSpec {
+  source: string;
+  destination: string;
+  destinationType: 'queue';
+  routingKey: string;
+}
+
+export interface RabbitPermissionSpec {
+  configure: string;
+  write: string;
+  read: string;
+}
+
+export interface RabbitMqPlan extends DeliveryRules {
+  mode: RabbitMode;
+  brokerVersion: string;
+  vhost: string;
+  mainQueue: string;
+  deadLetterExchange: string;
+  deadLetterQueue: string;
+  /** Direct exchange the runtime publishes retry copies to ("" when the mode needs none). */
+  retryExchange: string;
+  /** Header that carries the attempt on republished copies. */
+  attemptHeader: string;
+  exchanges: RabbitExchangeSpec[];
+  queues: RabbitQueueSpec[];
+  policies: RabbitPolicySpec[];
+  bindings: RabbitBindingSpec[];
+  /** Least-privilege regexes for the consumer's user. */
+  consumerPermissions: RabbitPermissionSpec;
+}
+
+export interface KafkaTopicSpec {
+  name: string;
+  role: 'source' | 'retry' | 'dead-letter';
+  level?: number;
+  delayMs?: number;
+  partitions: number;
+  replicationFactor: number;
+  /** Kafka topic config; values are strings as Kafka sends them. */
+  config: Record<string, string>;
+  declare: boolean;
+}
+
+export interface KafkaPlan extends DeliveryRules {
+  sourceTopic: string;
+  consumerGroup: string;
+  retryConsumerGroup: string;
+  deadLetterTopic: string;
+  ordering: 'park-key' | 'none';
+  attemptHeader: string;
+  notBeforeHeader: string;
+  maxPollIntervalMs: number;
+  topics: KafkaTopicSpec[];
+  /** ACLs for the consumer principal, by topic. */
+  consumerAcls: Array<{
+    resource: 'topic' | 'group';
+    name: string;
+    operations: Array<'Read' | 'Write' | 'Describe'>;
+  }>;
+}
+
+export interface ServiceBusEntityProperties {
+  maxDeliveryCount: number;
+  lockDuration: string;
+  defaultMessageTimeToLive: string;
+  deadLetteringOnMessageExpiration: true;
+  requiresDuplicateDetection: boolean;
+  duplicateDetectionHistoryTimeWindow?: string;
+  forwardDeadLetteredMessagesTo?: string;
+}
+
+export interface ServiceBusEntitySpec {
+  role: 'main' | 'retry';
+  kind: 'queue' | 'subscription';
+  name: string;
+  topic?: string;
+  properties: ServiceBusEntityProperties;
+}
+
+export interface ServiceBusPlan extends DeliveryRules {
+  entity: { kind: 'queue'; queue: string } | { kind: 'subscription'; topic: string; subscription: string };
+  /** Where scheduled copies go: the queue itself, or a retry queue for a subscription. */
+  scheduleTo: string;
+  attemptProperty: string;
+  lockDurationMs: number;
+  lockRenewalMs: number;
+  entities: ServiceBusEntitySpec[];
+}
+
+export interface ClassificationPlan {
+  transient: { errorNames: string[]; errorCodes: string[]; httpStatuses: number[] };
+  permanent: { errorNames: string[]; errorCodes: string[]; httpStatuses: number[] };
+  unknown: 'permanent' | 'transient';
+}
+
+export interface RetryPlan {
+  planVersion: typeof PLAN_VERSION;
+  policy: string;
+  consumer: string;
+  maxAttempts: number;
+  classification: ClassificationPlan;
+  idempotency: { idempotent: boolean; key?: string };
+  ordering: 'none' | 'per-key';
+  amplification: { deliveries: number; perDelivery: number; inner: number; total: number; budget: number };
+  /** The policy's delays before any target's mechanism is applied. */
+  delaysMs: number[];
+  targets: {
+    rabbitmq?: RabbitMqPlan;
+    kafka?: KafkaPlan;
+    serviceBus?: ServiceBusPlan;
+  };
+  /** Warnings that did not stop the plan. */
+  findings: Issue[];
+}

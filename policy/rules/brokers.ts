@@ -1,0 +1,140 @@
+import { formatDuration as fmt } from '../duration';
+import { type Issue, issue } from '../issues';
+import type { RabbitMode } from '../types';
+import type { Rule } from './context';
+
+/** "3.10.8" → [3, 10, 8]; the schema already checked the shape. */
+function version(text: string): number[] {
+  return text.split('.').map(Number);
+}
+
+function atLeast(text: string, minimum: readonly number[]): boolean {
+  const have = version(text);
+  for (let index = 0; index < minimum.length; index++) {
+    const a = have[index] ?? 0;
+    const b = minimum[index] ?? 0;
+    if (a !== b) return a > b;
+  }
+  return true;
+}
+
+/** At-least-once dead-lettering for quorum queues arrived in 3.10. */
+const BASE_VERSION = [3, 10] as const;
+
+/** Broker versions that first have each mode. quorum-delayed-retry: the 4.3 quorum queue feature;
+ * delivery-time: x-opt-delivery-time on a published message, 4.4 per seed 002 (not checked here). */
+export const MODE_MIN_VERSION: Record<RabbitMode, readonly number[]> = {
+  'ttl-queues': BASE_VERSION,
+  'quorum-delayed-retry': [4, 3],
+  'delivery-time': [4, 4],
+};
+
+/** Azure Service Bus refuses a lock duration above five minutes. */
+export const SERVICE_BUS_MAX_LOCK_MS = 5 * 60_000;
+
+const rabbitmq: Rule = ({ policy }) => {
+  const target = policy.targets.rabbitmq;
+  if (!target) return [];
+  const out: Issue[] = [];
+  const at = (key: string) => ['spec', 'targets', 'rabbitmq', key];
+  if (!atLeast(target.brokerVersion, BASE_VERSION)) {
+    out.push(
+      issue(
+        'broker-version-unsupported',
+        at('brokerVersion'),
+        `expected RabbitMQ 3.10 or later (quorum queues with at-least-once dead-lettering), got ${target.brokerVersion}`,
+      ),
+    );
+  } else if (!atLeast(target.brokerVersion, MODE_MIN_VERSION[target.mode])) {
+    out.push(
+      issue(
+        'mode-needs-newer-broker',
+        at('mode'),
+        `mode "${target.mode}" needs RabbitMQ ${MODE_MIN_VERSION[target.mode].join('.')} or later; ${target.brokerVersion} accepts its settings and silently ignores them`,
+      ),
+    );
+  }
+  if (target.deadLetterStrategy === 'at-least-once' && target.overflow !== 'reject-publish') {
+    out.push(
+      issue(
+        'at-least-once-needs-reject-publish',
+        at('overflow'),
+        `at-least-once dead-lettering needs overflow "reject-publish"; with "${target.overflow}" the broker silently falls back to at-most-once`,
+      ),
+    );
+  }
+  if (target.deadLetterStrategy === 'at-most-once') {
+    out.push(
+      issue(
+        'at-most-once-dead-lettering',
+        at('deadLetterStrategy'),
+        'a message moving from a wait queue back to the main queue, or to the dead-letter queue, can be lost',
+      ),
+    );
+  }
+  if (target.mode === 'ttl-queues' && target.waitQueueMaxLength === 'unbounded' && policy.maxAttempts > 1) {
+    out.push(
+      issue(
+        'unbounded-wait-queue',
+        at('waitQueueMaxLength'),
+        'during a long outage unbounded wait queues can fill the disk and raise the broker’s disk alarm',
+      ),
+    );
+  }
+  const retries = policy.maxAttempts - 1;
+  if (
+    target.mode === 'quorum-delayed-retry' &&
+    target.deliveryLimit !== undefined &&
+    target.deliveryLimit < retries
+  ) {
+    out.push(
+      issue(
+        'delivery-limit-below-attempts',
+        at('deliveryLimit'),
+        `in quorum-delayed-retry mode each retry uses one delivery: expected a delivery limit of at least ${retries}, got ${target.deliveryLimit}`,
+      ),
+    );
+  }
+  return out;
+};
+
+const kafka: Rule = ({ policy, delays }) => {
+  const target = policy.targets.kafka;
+  if (!target) return [];
+  const out: Issue[] = [];
+  const longest = Math.max(0, ...delays);
+  // A record must outlive its wait and the catch-up after an outage, or it is deleted unread.
+  if (target.retryRetentionMs < 2 * longest) {
+    out.push(
+      issue(
+        'retention-below-delay',
+        ['spec', 'targets', 'kafka', 'retryRetention'],
+        `expected retry topic retention of at least twice the longest wait (${fmt(2 * longest)}), got ${fmt(target.retryRetentionMs)}`,
+      ),
+    );
+  }
+  if (target.minInSyncReplicas > target.replicationFactor) {
+    out.push(
+      issue(
+        'min-insync-above-replication',
+        ['spec', 'targets', 'kafka', 'minInSyncReplicas'],
+        `expected min.insync.replicas <= replicationFactor ${target.replicationFactor}, got ${target.minInSyncReplicas}: every produce would fail`,
+      ),
+    );
+  }
+  return out;
+};
+
+const serviceBus: Rule = ({ policy }) => {
+  const target = policy.targets.serviceBus;
+  if (!target || target.lockDurationMs <= SERVICE_BUS_MAX_LOCK_MS) return [];
+  return [
+    issue(
+      'lock-duration-over-max',
+      ['spec', 'targets', 'serviceBus', 'lockDuration'],
+      `expected a lock duration of at most 5m (Azure's limit), got ${fmt(target.lockDurationMs)}`,
+    ),
+  ];
+};
+
+export const brokerRules: Rule[] = [rabbitmq, kafka, serviceBus];

@@ -1,0 +1,75 @@
+import { type Issue, issue } from '../issues';
+import type { Rule } from './context';
+
+const idempotency: Rule = ({ policy }) => {
+  const retries = policy.maxAttempts > 1 || policy.immediate.retries > 0;
+  if (policy.idempotency.idempotent || !retries) return [];
+  return [
+    issue(
+      'non-idempotent-retry',
+      ['spec', 'idempotency', 'idempotent'],
+      'a retry delivers the message again: make the handler idempotent (and say so), or set maxAttempts: 1',
+    ),
+  ];
+};
+
+const classification: Rule = ({ policy }) => {
+  const out: Issue[] = [];
+  const { classify } = policy;
+  if (classify.unknown === 'transient') {
+    out.push(
+      issue(
+        'unknown-errors-transient',
+        ['spec', 'classify', 'unknown'],
+        'errors no rule knows are retried: a permanent failure circles through every level before it is dead-lettered',
+      ),
+    );
+  }
+  const hasTransientRule =
+    classify.presets.length > 0 ||
+    classify.transient.errorNames.length > 0 ||
+    classify.transient.errorCodes.length > 0 ||
+    classify.transient.httpStatuses.length > 0;
+  if (policy.maxAttempts > 1 && !hasTransientRule && classify.unknown === 'permanent') {
+    out.push(
+      issue(
+        'no-transient-rules',
+        ['spec', 'classify'],
+        `maxAttempts is ${policy.maxAttempts} but no error is transient, so nothing is ever retried; add presets or transient rules`,
+      ),
+    );
+  }
+  return out;
+};
+
+const ordering: Rule = ({ policy, delays }) => {
+  if (policy.ordering !== 'per-key' || delays.length === 0) return [];
+  const out: Issue[] = [];
+  const { rabbitmq, kafka, serviceBus } = policy.targets;
+  if (kafka && kafka.ordering === 'none') {
+    out.push(
+      issue(
+        'ordering-not-kept',
+        ['spec', 'targets', 'kafka', 'ordering'],
+        'ordering is per-key, but retry topics without "park-key" let later records of a key overtake a retried one',
+      ),
+    );
+  }
+  const unordered: Array<[string, unknown]> = [
+    ['rabbitmq', rabbitmq],
+    ['serviceBus', serviceBus],
+  ];
+  for (const [name, target] of unordered) {
+    if (!target) continue;
+    out.push(
+      issue(
+        'ordering-not-kept',
+        ['spec', 'targets', name],
+        `ordering is per-key, but a delayed retry on ${name} lets later messages overtake the retried one; there is no mode that keeps key order here`,
+      ),
+    );
+  }
+  return out satisfies Issue[];
+};
+
+export const handlerRules: Rule[] = [idempotency, classification, ordering];

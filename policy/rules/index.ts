@@ -1,0 +1,15 @@
+import type { Issue } from '../issues';
+import type { Policy } from '../types';
+import { brokerRules } from './brokers';
+import { ruleContext } from './context';
+import { handlerRules } from './handler';
+import { nameRules } from './names';
+import { timingRules } from './timing';
+
+const ALL_RULES = [...timingRules, ...handlerRules, ...brokerRules, ...nameRules];
+
+/** Every semantic rule over a policy that already passed the schema. Reports all findings at once. */
+export function checkRules(policy: Policy): Issue[] {
+  const context = ruleContext(policy);
+  return ALL_RULES.flatMap((rule) => rule(context)).map((found) => ({ ...found, policy: policy.name }));
+}

@@ -1,0 +1,89 @@
+/**
+ * The normalised policy: every default applied, every duration in milliseconds with the unit in
+ * its name. Rules and derivePlan read this; nothing downstream reads the raw document.
+ */
+
+export type Jitter = 'none' | 'full' | 'equal';
+export type RabbitMode = 'ttl-queues' | 'quorum-delayed-retry' | 'delivery-time';
+
+export interface ErrorMatch {
+  errorNames: string[];
+  errorCodes: string[];
+  httpStatuses: number[];
+}
+
+export interface Classification {
+  presets: Array<'http-transient' | 'network-transient'>;
+  transient: ErrorMatch;
+  permanent: ErrorMatch;
+  unknown: 'permanent' | 'transient';
+}
+
+export type Backoff =
+  | { type: 'exponential'; initialMs: number; multiplier: number; maxMs?: number }
+  | { type: 'list'; delaysMs: number[] };
+
+export interface RabbitTarget {
+  exchange: string;
+  exchangeType: 'topic' | 'direct' | 'fanout' | 'headers';
+  declareExchange: boolean;
+  routingKey: string;
+  queue: string;
+  mode: RabbitMode;
+  brokerVersion: string;
+  vhost: string;
+  /** Left out: the planner picks it from the mode (see RABBIT_DEFAULT_DELIVERY_LIMIT). */
+  deliveryLimit?: number;
+  waitQueueMaxLength: number | 'unbounded';
+  overflow: 'reject-publish' | 'drop-head';
+  deadLetterStrategy: 'at-least-once' | 'at-most-once';
+  consumerTimeoutMs: number;
+  policyPriority: number;
+}
+
+export interface KafkaTarget {
+  topic: string;
+  consumerGroup: string;
+  partitions: number;
+  declareTopic: boolean;
+  replicationFactor: number;
+  minInSyncReplicas: number;
+  maxPollIntervalMs: number;
+  retryRetentionMs: number;
+  ordering: 'park-key' | 'none';
+}
+
+interface ServiceBusCommon {
+  lockDurationMs: number;
+  lockRenewalMs: number;
+  deliveryLimit: number;
+  forwardDeadLettersTo?: string;
+}
+
+export type ServiceBusTarget =
+  | ({ entity: 'queue'; queue: string; duplicateDetectionMs?: number } & ServiceBusCommon)
+  | ({ entity: 'subscription'; topic: string; subscription: string } & ServiceBusCommon);
+
+export interface Policy {
+  name: string;
+  description?: string;
+  owner?: string;
+  consumer: string;
+  maxAttempts: number;
+  immediate: { retries: number; delayMs: number };
+  backoff: Backoff;
+  jitter: Jitter;
+  classify: Classification;
+  deadLetter: { name?: string; retentionMs: number };
+  messageTtlMs?: number;
+  deadlineMs?: number;
+  innerLayers: Array<{ name: string; attempts: number }>;
+  amplificationBudget: number;
+  ordering: 'none' | 'per-key';
+  idempotency: { idempotent: boolean; key?: string };
+  targets: {
+    rabbitmq?: RabbitTarget;
+    kafka?: KafkaTarget;
+    serviceBus?: ServiceBusTarget;
+  };
+}
