@@ -14,8 +14,16 @@ export function policyDelays(policy: Policy): number[] {
   const levels = policy.maxAttempts - 1;
   const { backoff } = policy;
   if (backoff.type === 'list') return backoff.delaysMs.slice(0, levels);
+  return exponentialDelays(backoff, levels);
+}
+
+/** initial × multiplier^(n−1), capped. Shared by the plan and the runtime's call retry helper. */
+export function exponentialDelays(
+  backoff: { initialMs: number; multiplier: number; maxMs?: number | undefined },
+  count: number,
+): number[] {
   const delays: number[] = [];
-  for (let n = 1; n <= levels; n++) {
+  for (let n = 1; n <= count; n++) {
     // Clamp before rounding so a huge multiplier cannot overflow to Infinity.
     const raw = Math.min(backoff.initialMs * backoff.multiplier ** (n - 1), Number.MAX_SAFE_INTEGER);
     delays.push(Math.round(backoff.maxMs === undefined ? raw : Math.min(raw, backoff.maxMs)));

@@ -1,0 +1,36 @@
+/**
+ * Markers a handler can throw to say what a failure is, whatever the policy's rules say:
+ * `throw new PermanentError('unsupported currency XXX')`. They win over every rule.
+ */
+export class PermanentError extends Error {
+  override readonly name: string = 'PermanentError';
+  readonly retryable = false as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+  }
+}
+
+export class TransientError extends Error {
+  override readonly name: string = 'TransientError';
+  readonly retryable = true as const;
+  /** Optional hint, in milliseconds, for when to try again. */
+  readonly retryAfterMs?: number;
+  constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
+    super(message, options);
+    if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
+  }
+}
+
+export type RuntimeErrorCode = 'no-target' | 'publish-refused' | 'publish-failed' | 'consumer-stopped';
+
+/** Errors the runtime itself raises. Match on `code`, never on the message. */
+export class RetryTopologyError extends Error {
+  override readonly name = 'RetryTopologyError';
+  constructor(
+    readonly code: RuntimeErrorCode,
+    message: string,
+    options?: { cause?: unknown },
+  ) {
+    super(message, options);
+  }
+}

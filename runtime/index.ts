@@ -1,0 +1,16 @@
+/**
+ * The runtime: handler logic that matches a plan exactly. Zero dependencies of its own; broker
+ * clients (amqplib, kafkajs, @azure/service-bus) and @opentelemetry/api are optional peers.
+ */
+export { type AttemptReading, MAX_ATTEMPT_VALUE, readAttempt } from './attempt';
+export { drawWait, honourRetryAfter } from './backoff';
+export { AttemptTimeoutError, type CallRetryOptions, callWithRetry } from './call-retry';
+export { type Classified, classify, type FailureKind } from './classify';
+export { type Clock, mathRandom, type Random, systemClock } from './clock';
+export { type DeadLetterInfo, deadLetterHeaders, describeError, HEADERS } from './dead-letter';
+export { type DeadLetterReason, type Decision, type DecisionInput, decide, type TargetRules } from './decide';
+export { PermanentError, RetryTopologyError, type RuntimeErrorCode, TransientError } from './errors';
+export { createMetrics, type MeterLike, noMetrics, type RetryMetrics } from './metrics';
+export { parseRetryAfter, retryAfterOf } from './retry-after';
+export { type TargetName, targetRules } from './rules';
+export { type FinalDecision, type HandlerRun, runHandler } from './run-handler';

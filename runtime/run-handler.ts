@@ -1,0 +1,63 @@
+import type { Clock, Random } from './clock';
+import { type Decision, decide, type TargetRules } from './decide';
+import type { RetryMetrics } from './metrics';
+
+/** What the adapter does next. `requeue` happens only when the consumer stops mid-delivery. */
+export type FinalDecision = Exclude<Decision, { kind: 'immediate' }> | { kind: 'requeue' };
+
+export interface HandlerRun {
+  decision: FinalDecision;
+  /** The last error the handler threw, if the run ended in failure. */
+  error?: unknown;
+  handlerCalls: number;
+}
+
+/**
+ * One delivery: call the handler, make the immediate retries the rules allow (in memory, short),
+ * and return what the broker adapter must do with the message. Never throws.
+ */
+export async function runHandler(
+  rules: TargetRules,
+  options: {
+    attempt: number;
+    call: () => Promise<void>;
+    clock: Clock;
+    random: Random;
+    metrics: RetryMetrics;
+    signal?: AbortSignal;
+  },
+): Promise<HandlerRun> {
+  let immediateRetries = 0;
+  let handlerCalls = 0;
+  for (;;) {
+    const started = options.clock.now();
+    let error: unknown;
+    let failed = false;
+    handlerCalls++;
+    try {
+      await options.call();
+    } catch (thrown) {
+      failed = true;
+      // A bare `throw undefined` is still a failure.
+      error = thrown ?? new Error('the handler threw undefined');
+    }
+    options.metrics.handlerDuration(options.clock.now() - started, failed ? 'failure' : 'success');
+    const decision = decide(rules, {
+      attempt: options.attempt,
+      immediateRetries,
+      ...(failed ? { error } : {}),
+      now: options.clock.now(),
+      random: options.random,
+    });
+    if (decision.kind !== 'immediate') return { decision, ...(failed ? { error } : {}), handlerCalls };
+    options.metrics.retryScheduled('immediate', 0);
+    immediateRetries = decision.retry;
+    try {
+      await options.clock.sleep(decision.delayMs, options.signal);
+    } catch {
+      // The consumer is stopping in the middle of an in-memory wait: give the message back to
+      // the broker untouched, for another consumer (or this one, restarted).
+      return { decision: { kind: 'requeue' }, error, handlerCalls };
+    }
+  }
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from 'vitest';
+import { createMetrics, type MeterLike, runHandler, targetRules } from '../../runtime';
+import { FakeClock } from '../support/fake-clock';
+import { httpError, seedPlan } from './plan-fixture';
+
+/** A meter that records what it is given, typed against the interface a real Meter satisfies. */
+function recordingMeter() {
+  const records: Array<{ name: string; value: number; attributes?: Record<string, string | number> }> = [];
+  const meter: MeterLike = {
+    createCounter: (name) => ({ add: (value, attributes) => void records.push({ name, value, attributes }) }),
+    createHistogram: (name) => ({
+      record: (value, attributes) => void records.push({ name, value, attributes }),
+    }),
+  };
+  return { meter, records };
+}
+
+describe('runHandler', () => {
+  const rules = targetRules(seedPlan({ immediate: { retries: 2, delay: '100ms' } }), 'kafka');
+
+  it('makes the immediate retries in memory, then hands back a delayed retry', async () => {
+    const clock = new FakeClock();
+    const { meter, records } = recordingMeter();
+    let calls = 0;
+    const run = runHandler(rules, {
+      attempt: 1,
+      call: async () => {
+        calls++;
+        throw httpError(503);
+      },
+      clock,
+      random: () => 0.5,
+      metrics: createMetrics({ policy: 'p', target: 'kafka' }, meter),
+    });
+    await clock.advance(200);
+    const result = await run;
+    expect(calls).toBe(3);
+    expect(result.decision).toMatchObject({ kind: 'delayed', level: 1, nextAttempt: 2 });
+    expect(records.filter((r) => r.name === 'retry_topology.retries_scheduled')).toHaveLength(2);
+    expect(
+      records.filter((r) => r.name === 'retry_topology.handler.duration').map((r) => r.attributes?.outcome),
+    ).toEqual(['failure', 'failure', 'failure']);
+  });
+
+  it('acks when an immediate retry succeeds', async () => {
+    const clock = new FakeClock();
+    let calls = 0;
+    const run = runHandler(rules, {
+      attempt: 1,
+      call: async () => {
+        if (++calls === 1) throw httpError(503);
+      },
+      clock,
+      random: () => 0.5,
+      metrics: createMetrics({ policy: 'p', target: 'kafka' }, undefined),
+    });
+    await clock.advance(100);
+    expect((await run).decision).toEqual({ kind: 'ack' });
+  });
+
+  it('gives the message back when the consumer stops during an in-memory wait', async () => {
+    const clock = new FakeClock();
+    const stop = new AbortController();
+    const run = runHandler(rules, {
+      attempt: 1,
+      call: async () => {
+        throw httpError(503);
+      },
+      clock,
+      random: () => 0.5,
+      metrics: createMetrics({ policy: 'p', target: 'kafka' }, undefined),
+      signal: stop.signal,
+    });
+    await clock.advance(10);
+    stop.abort();
+    expect((await run).decision).toEqual({ kind: 'requeue' });
+  });
+});
