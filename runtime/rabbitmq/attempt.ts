@@ -1,0 +1,20 @@
+import type { ConsumeMessage } from 'amqplib';
+import type { RabbitMode } from '../../policy/types';
+import { type AttemptReading, readAttempt } from '../attempt';
+import { HEADERS } from '../dead-letter';
+
+/**
+ * The attempt of a delivery. Copies carry our `retry-attempt` header. In quorum-delayed-retry
+ * mode there is no copy: the broker redelivers the same message, and its `x-delivery-count`
+ * (failed deliveries so far; a reject counts on 4.3) is the number of earlier attempts.
+ */
+export function attemptOf(message: ConsumeMessage, mode: RabbitMode): AttemptReading {
+  const headers = message.properties.headers ?? {};
+  if (mode === 'quorum-delayed-retry') {
+    const count = headers['x-delivery-count'];
+    if (count === undefined) return { attempt: 1 };
+    const reading = readAttempt(typeof count === 'number' ? count + 1 : count);
+    return typeof count === 'number' || reading.invalid ? reading : { attempt: reading.attempt + 1 };
+  }
+  return readAttempt(headers[HEADERS.attempt]);
+}

@@ -1,0 +1,73 @@
+import { randomUUID } from 'node:crypto';
+import type { ConfirmChannel, Message, Options } from 'amqplib';
+import { RetryTopologyError } from '../errors';
+
+/**
+ * A publish that resolves only when the broker has taken the message into a queue. Publisher
+ * confirms alone are not enough: an unroutable message is confirmed too, after the broker hands
+ * it back with basic.return (mandatory). So each publish carries an id, returns are collected
+ * per channel, and a confirm for a returned id counts as a refusal.
+ */
+
+export const PUBLISH_ID_HEADER = 'retry-publish-id';
+
+const returned = new WeakMap<ConfirmChannel, Set<string>>();
+
+function returnsOf(channel: ConfirmChannel): Set<string> {
+  let ids = returned.get(channel);
+  if (!ids) {
+    const fresh = new Set<string>();
+    ids = fresh;
+    returned.set(channel, fresh);
+    // AMQP sends basic.return before the basic.ack of the same message, on the same channel.
+    channel.on('return', (message: Message) => {
+      const id = message.properties.headers?.[PUBLISH_ID_HEADER];
+      if (typeof id === 'string') fresh.add(id);
+    });
+  }
+  return ids;
+}
+
+export function publishConfirmed(
+  channel: ConfirmChannel,
+  exchange: string,
+  routingKey: string,
+  content: Buffer,
+  options: Options.Publish,
+): Promise<void> {
+  const ids = returnsOf(channel);
+  const id = randomUUID();
+  const headers = { ...(options.headers ?? {}), [PUBLISH_ID_HEADER]: id };
+  return new Promise((resolve, reject) => {
+    try {
+      channel.publish(exchange, routingKey, content, { ...options, headers, mandatory: true }, (error) => {
+        const wasReturned = ids.delete(id);
+        if (error) {
+          reject(
+            new RetryTopologyError(
+              'publish-refused',
+              `the broker refused the publish to ${exchange || '(default)'} / ${routingKey}`,
+              { cause: error },
+            ),
+          );
+        } else if (wasReturned) {
+          reject(
+            new RetryTopologyError(
+              'publish-refused',
+              `no queue is bound to ${exchange || '(default)'} / ${routingKey}`,
+            ),
+          );
+        } else {
+          resolve();
+        }
+      });
+    } catch (error) {
+      // A closed channel throws synchronously.
+      reject(
+        new RetryTopologyError('publish-failed', `publish to ${exchange} / ${routingKey} failed`, {
+          cause: error,
+        }),
+      );
+    }
+  });
+}

@@ -1,0 +1,38 @@
+import type { ConsumeMessage, Options } from 'amqplib';
+import { HEADERS } from '../dead-letter';
+import { PUBLISH_ID_HEADER } from './confirm';
+
+/**
+ * The properties of a copy the runtime republishes (retry or dead letter): body and properties
+ * as they were, persistent, with our headers added. Three properties are left behind:
+ * `expiration` (a per-message TTL would cut the wait short in a wait queue), `userId` (the broker
+ * refuses one that is not the publishing connection's user) and the broker's own `x-` headers.
+ */
+export function copyProperties(message: ConsumeMessage, headers: Record<string, unknown>): Options.Publish {
+  const p = message.properties;
+  const kept: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(p.headers ?? {})) {
+    // x-death and friends belong to the broker (3.13+ ignores them from clients anyway).
+    if (!key.startsWith('x-') && key !== PUBLISH_ID_HEADER) kept[key] = value;
+  }
+  const options: Options.Publish = {
+    persistent: true,
+    headers: { ...kept, ...headers },
+  };
+  if (p.contentType !== undefined) options.contentType = p.contentType;
+  if (p.contentEncoding !== undefined) options.contentEncoding = p.contentEncoding;
+  if (p.priority !== undefined) options.priority = p.priority;
+  if (p.correlationId !== undefined) options.correlationId = p.correlationId;
+  if (p.replyTo !== undefined) options.replyTo = p.replyTo;
+  if (p.messageId !== undefined) options.messageId = p.messageId;
+  if (p.timestamp !== undefined) options.timestamp = p.timestamp;
+  if (p.type !== undefined) options.type = p.type;
+  if (p.appId !== undefined) options.appId = p.appId;
+  return options;
+}
+
+/** When the message first failed: carried on copies, else now. */
+export function firstFailureAt(message: ConsumeMessage, now: number): number {
+  const value = Number(message.properties.headers?.[HEADERS.firstFailureAt]);
+  return Number.isFinite(value) && value > 0 ? value : now;
+}

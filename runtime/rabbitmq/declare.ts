@@ -1,0 +1,47 @@
+import type { Channel } from 'amqplib';
+import type { RetryPlan } from '../../policy/plan/types';
+import { targetRules } from '../rules';
+import type { ManagementApi } from './management';
+
+/**
+ * Declares exactly the plan's RabbitMQ specs, for development and tests (Pulumi does it in
+ * production from the same specs). Policies first, so each queue has its dead-lettering and
+ * limits from the moment it exists; then exchanges, queues and bindings over AMQP.
+ */
+export async function declareTopology(
+  channel: Channel,
+  plan: RetryPlan,
+  management: ManagementApi,
+): Promise<void> {
+  const rabbit = targetRules(plan, 'rabbitmq');
+  for (const policy of rabbit.policies) await management.putPolicy(rabbit.vhost, policy);
+  for (const exchange of rabbit.exchanges) {
+    if (!exchange.declare) continue;
+    await channel.assertExchange(exchange.name, exchange.type, {
+      durable: exchange.durable,
+      autoDelete: exchange.autoDelete,
+    });
+  }
+  for (const queue of rabbit.queues) {
+    await channel.assertQueue(queue.name, {
+      durable: queue.durable,
+      autoDelete: queue.autoDelete,
+      arguments: queue.arguments,
+    });
+  }
+  for (const binding of rabbit.bindings) {
+    await channel.bindQueue(binding.destination, binding.source, binding.routingKey);
+  }
+}
+
+/** Removes what declareTopology made (tests clean up with it). Messages in the queues go too. */
+export async function deleteTopology(
+  channel: Channel,
+  plan: RetryPlan,
+  management: ManagementApi,
+): Promise<void> {
+  const rabbit = targetRules(plan, 'rabbitmq');
+  for (const queue of rabbit.queues) await channel.deleteQueue(queue.name);
+  for (const exchange of rabbit.exchanges) if (exchange.declare) await channel.deleteExchange(exchange.name);
+  for (const policy of rabbit.policies) await management.deletePolicy(rabbit.vhost, policy.name);
+}

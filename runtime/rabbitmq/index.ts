@@ -1,0 +1,12 @@
+export { attemptOf } from './attempt';
+export { PUBLISH_ID_HEADER, publishConfirmed } from './confirm';
+export {
+  consumeWithRetries,
+  type RabbitConsumer,
+  type RabbitConsumerOptions,
+  type RabbitHandler,
+  type RabbitHandlerContext,
+} from './consumer';
+export { copyProperties } from './copy';
+export { declareTopology, deleteTopology } from './declare';
+export { type ManagementApi, managementApi } from './management';

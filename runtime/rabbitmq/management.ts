@@ -1,0 +1,51 @@
+import type { RabbitPolicySpec } from '../../policy/plan/types';
+import { RetryTopologyError } from '../errors';
+
+/**
+ * The few RabbitMQ management HTTP API calls declareTopology and the tests need. Policies cannot
+ * be declared over AMQP, and the plan keeps every mutable queue setting in a policy.
+ */
+export interface ManagementApi {
+  putPolicy(vhost: string, policy: RabbitPolicySpec): Promise<void>;
+  deletePolicy(vhost: string, name: string): Promise<void>;
+  /** A queue as the broker sees it (arguments, effective policy definition), or undefined. */
+  getQueue(vhost: string, name: string): Promise<Record<string, unknown> | undefined>;
+  getPolicy(vhost: string, name: string): Promise<Record<string, unknown> | undefined>;
+}
+
+export function managementApi(options: { url: string; username: string; password: string }): ManagementApi {
+  const auth = `Basic ${Buffer.from(`${options.username}:${options.password}`).toString('base64')}`;
+  const base = options.url.replace(/\/$/, '');
+  const call = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${base}/api${path}`, {
+      method,
+      headers: { authorization: auth, 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (response.status === 404 && method !== 'PUT') return undefined;
+    if (!response.ok) {
+      throw new RetryTopologyError(
+        'publish-refused',
+        `management API ${method} ${path}: HTTP ${response.status} ${await response.text()}`,
+      );
+    }
+    const text = await response.text();
+    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
+  };
+  const v = (vhost: string) => encodeURIComponent(vhost);
+  return {
+    putPolicy: async (vhost, policy) => {
+      await call('PUT', `/policies/${v(vhost)}/${encodeURIComponent(policy.name)}`, {
+        pattern: policy.pattern,
+        definition: policy.definition,
+        priority: policy.priority,
+        'apply-to': policy.applyTo,
+      });
+    },
+    deletePolicy: async (vhost, name) => {
+      await call('DELETE', `/policies/${v(vhost)}/${encodeURIComponent(name)}`);
+    },
+    getQueue: (vhost, name) => call('GET', `/queues/${v(vhost)}/${encodeURIComponent(name)}`),
+    getPolicy: (vhost, name) => call('GET', `/policies/${v(vhost)}/${encodeURIComponent(name)}`),
+  };
+}
