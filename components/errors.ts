@@ -1,0 +1,17 @@
+/** Why a component refused its arguments. Tests assert on the code, not on the message text. */
+export type TopologyErrorCode =
+  | 'plan-version-mismatch'
+  | 'target-not-in-plan'
+  | 'missing-option'
+  | 'invalid-option'
+  | 'inconsistent-plan';
+
+export class TopologyError extends Error {
+  constructor(
+    readonly code: TopologyErrorCode,
+    message: string,
+  ) {
+    super(message);
+    this.name = 'TopologyError';
+  }
+}

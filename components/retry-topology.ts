@@ -1,0 +1,115 @@
+import * as pulumi from '@pulumi/pulumi';
+import type { RetryPlan } from '../policy';
+import { TopologyError } from './errors';
+import { KafkaRetryTopology, type KafkaRetryTopologyArgs } from './kafka';
+import { componentInputs, inheritedOptions, type LifecycleSettings } from './options';
+import { planJson, requireTarget, TARGET_NAMES, type TargetName } from './plan';
+import { RabbitMqRetryTopology, type RabbitMqRetryTopologyArgs } from './rabbitmq';
+import { ServiceBusRetryTopology, type ServiceBusRetryTopologyArgs } from './servicebus';
+
+export const RETRY_TOPOLOGY_TYPE = 'retry-topology:index:RetryTopology';
+
+/** A target's own options; its lifecycle settings override the ones given for all targets. */
+type TargetOptions<A> = Omit<A, 'plan'> & {
+  /** The provider for this target's resources (else the one inherited from opts, else the default). */
+  provider?: pulumi.ProviderResource;
+};
+export type RabbitMqTargetOptions = TargetOptions<RabbitMqRetryTopologyArgs>;
+export type KafkaTargetOptions = TargetOptions<KafkaRetryTopologyArgs>;
+export type ServiceBusTargetOptions = TargetOptions<ServiceBusRetryTopologyArgs>;
+
+export interface RetryTopologyArgs extends LifecycleSettings {
+  /** The whole plan from `derivePlan`. */
+  plan: RetryPlan;
+  /** Which of the plan's targets to provision. Default: every target the plan names. */
+  targets?: TargetName[];
+  rabbitmq?: RabbitMqTargetOptions;
+  kafka?: KafkaTargetOptions;
+  /** Required when the Service Bus target is provisioned: it says where (namespace, resource group). */
+  serviceBus?: ServiceBusTargetOptions;
+}
+
+/**
+ * The targets to provision, in a fixed order. Options for a target the plan lacks are ignored, so
+ * one options object can serve several policies; a target asked for by name must be in the plan.
+ */
+export function selectTargets(args: RetryTopologyArgs): TargetName[] {
+  const wanted = args.targets ?? TARGET_NAMES.filter((target) => args.plan.targets[target] !== undefined);
+  for (const target of wanted) requireTarget(args.plan, target);
+  if (wanted.includes('serviceBus') && !args.serviceBus) {
+    throw new TopologyError(
+      'missing-option',
+      `policy "${args.plan.policy}" has a serviceBus target: pass args.serviceBus with resourceGroupName and namespaceName, or leave serviceBus out of args.targets`,
+    );
+  }
+  return TARGET_NAMES.filter((target) => wanted.includes(target));
+}
+
+/** One policy → every target that policy names (or the subset in `targets`). */
+export class RetryTopology extends pulumi.ComponentResource {
+  readonly planJson: pulumi.Output<string>;
+  /** The targets provisioned, e.g. ["rabbitmq", "kafka"]. */
+  readonly targets: pulumi.Output<TargetName[]>;
+  readonly rabbitmq: RabbitMqRetryTopology | undefined;
+  readonly kafka: KafkaRetryTopology | undefined;
+  readonly serviceBus: ServiceBusRetryTopology | undefined;
+
+  constructor(name: string, args: RetryTopologyArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    const targets = selectTargets(args);
+    super(RETRY_TOPOLOGY_TYPE, name, componentInputs(args.plan, targets), opts);
+
+    const shared: LifecycleSettings = {
+      ...(args.protectMessages === undefined ? {} : { protectMessages: args.protectMessages }),
+      ...(args.retainRetryLevels === undefined ? {} : { retainRetryLevels: args.retainRetryLevels }),
+    };
+    // protect and retainOnDelete are passed on explicitly: a child component reads its own opts.
+    const childOpts = (provider: pulumi.ProviderResource | undefined): pulumi.ComponentResourceOptions => ({
+      parent: this,
+      ...inheritedOptions(opts),
+      ...(provider ? { providers: [provider] } : {}),
+    });
+    const split = <O extends { provider?: pulumi.ProviderResource }>(options: O | undefined) => {
+      const { provider, ...rest } = options ?? ({} as O);
+      return { provider, rest };
+    };
+
+    let rabbit: RabbitMqRetryTopology | undefined;
+    let kafka: KafkaRetryTopology | undefined;
+    let serviceBus: ServiceBusRetryTopology | undefined;
+    for (const target of targets) {
+      switch (target) {
+        case 'rabbitmq': {
+          const { provider, rest } = split(args.rabbitmq);
+          rabbit = new RabbitMqRetryTopology(
+            name,
+            { ...shared, ...rest, plan: args.plan },
+            childOpts(provider),
+          );
+          break;
+        }
+        case 'kafka': {
+          const { provider, rest } = split(args.kafka);
+          kafka = new KafkaRetryTopology(name, { ...shared, ...rest, plan: args.plan }, childOpts(provider));
+          break;
+        }
+        case 'serviceBus': {
+          const { provider, rest } = split(args.serviceBus);
+          const options = rest as Omit<ServiceBusTargetOptions, 'provider'>;
+          serviceBus = new ServiceBusRetryTopology(
+            name,
+            { ...shared, ...options, plan: args.plan },
+            childOpts(provider),
+          );
+          break;
+        }
+      }
+    }
+
+    this.rabbitmq = rabbit;
+    this.kafka = kafka;
+    this.serviceBus = serviceBus;
+    this.planJson = pulumi.output(planJson(args.plan));
+    this.targets = pulumi.output(targets);
+    this.registerOutputs({ planJson: this.planJson, targets: this.targets });
+  }
+}

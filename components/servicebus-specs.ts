@@ -1,0 +1,105 @@
+import type { ServiceBusEntityProperties, ServiceBusPlan } from '../policy';
+import { assertUniqueKeys } from './children';
+import { TopologyError } from './errors';
+import type { Lifecycle } from './options';
+
+/**
+ * Service Bus plan → the exact arguments of every entity, straight from the plan's `properties`
+ * (their keys are azure-native's argument names). Namespace and resource group are deployment
+ * concerns the component adds. The producer's topic is referenced by name, never created.
+ */
+
+export interface ServiceBusQueueChild {
+  key: 'main-queue' | 'retry-queue';
+  kind: 'queue';
+  lifecycle: Lifecycle;
+  args: { queueName: string } & ServiceBusEntityProperties;
+}
+
+export interface ServiceBusSubscriptionChild {
+  key: 'subscription';
+  kind: 'subscription';
+  lifecycle: Lifecycle;
+  args: { topicName: string; subscriptionName: string } & Omit<
+    ServiceBusEntityProperties,
+    'requiresDuplicateDetection' | 'duplicateDetectionHistoryTimeWindow'
+  >;
+}
+
+export type ServiceBusEntityChild = ServiceBusQueueChild | ServiceBusSubscriptionChild;
+
+export interface ServiceBusRuleChild {
+  key: string;
+  /** The queue child the rule belongs to; the component takes `queueName` from its output. */
+  queueKey: ServiceBusQueueChild['key'];
+  lifecycle: Lifecycle;
+  args: { authorizationRuleName: string; rights: Array<'Listen' | 'Send'> };
+}
+
+export function serviceBusEntitySpecs(plan: ServiceBusPlan): ServiceBusEntityChild[] {
+  const children = plan.entities.map((entity): ServiceBusEntityChild => {
+    // Every entity holds messages: the subscription and main queue hold new ones, the retry queue
+    // holds the scheduled copies.
+    const lifecycle: Lifecycle = 'lasting';
+    if (entity.kind === 'queue') {
+      return {
+        key: entity.role === 'main' ? 'main-queue' : 'retry-queue',
+        kind: 'queue',
+        lifecycle,
+        args: { queueName: entity.name, ...entity.properties },
+      };
+    }
+    const { requiresDuplicateDetection, duplicateDetectionHistoryTimeWindow, ...properties } =
+      entity.properties;
+    if (entity.role !== 'main' || !entity.topic) {
+      throw new TopologyError(
+        'inconsistent-plan',
+        `subscription "${entity.name}" must be the main entity of a topic`,
+      );
+    }
+    if (requiresDuplicateDetection || duplicateDetectionHistoryTimeWindow !== undefined) {
+      throw new TopologyError(
+        'inconsistent-plan',
+        `subscription "${entity.name}" asks for duplicate detection, which only queues and topics have`,
+      );
+    }
+    return {
+      key: 'subscription',
+      kind: 'subscription',
+      lifecycle,
+      args: { topicName: entity.topic, subscriptionName: entity.name, ...properties },
+    };
+  });
+  assertUniqueKeys(children);
+  return children;
+}
+
+/** Azure's rule for authorization rule names: 1–50 letters, digits, ".", "-" and "_". */
+export function validateRuleName(ruleName: string): void {
+  if (!/^[A-Za-z0-9._-]{1,50}$/.test(ruleName)) {
+    throw new TopologyError(
+      'invalid-option',
+      `args.consumerRuleName is "${ruleName}": use 1–50 letters, digits, ".", "-" or "_"`,
+    );
+  }
+}
+
+/**
+ * Listen + Send on the consumer's own queues: it receives from them and schedules retry copies
+ * on them. A subscription gets no rule: SAS rules exist only on a namespace, queue or topic, and
+ * Listen on the producer's topic would open every other subscription too (see docs).
+ */
+export function serviceBusRuleSpecs(
+  entities: readonly ServiceBusEntityChild[],
+  ruleName: string,
+): ServiceBusRuleChild[] {
+  validateRuleName(ruleName);
+  return entities
+    .filter((entity): entity is ServiceBusQueueChild => entity.kind === 'queue')
+    .map((queue) => ({
+      key: `${queue.key}-consumer-rule`,
+      queueKey: queue.key,
+      lifecycle: 'plain' as const,
+      args: { authorizationRuleName: ruleName, rights: ['Listen', 'Send'] },
+    }));
+}

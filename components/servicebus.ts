@@ -1,0 +1,114 @@
+import * as servicebus from '@pulumi/azure-native/servicebus';
+import * as pulumi from '@pulumi/pulumi';
+import type { RetryPlan } from '../policy';
+import { mustGet } from './children';
+import { TopologyError } from './errors';
+import {
+  componentInputs,
+  inheritedOptions,
+  type LifecycleSettings,
+  lifecycleOptions,
+  resolveLifecycle,
+} from './options';
+import { planJson, requireTarget } from './plan';
+import { serviceBusEntitySpecs, serviceBusRuleSpecs } from './servicebus-specs';
+
+export const SERVICE_BUS_TOPOLOGY_TYPE = 'retry-topology:index:ServiceBusRetryTopology';
+
+export interface ServiceBusRetryTopologyArgs extends LifecycleSettings {
+  /** The whole plan from `derivePlan`; this component reads `plan.targets.serviceBus`. */
+  plan: RetryPlan;
+  /** Deployment concerns, not in the plan. The namespace (and the producer's topic) must exist. */
+  resourceGroupName: pulumi.Input<string>;
+  namespaceName: pulumi.Input<string>;
+  /** Given: a SAS rule of this name with Listen + Send on each queue the consumer owns. */
+  consumerRuleName?: string;
+}
+
+/** JavaScript callers get a message naming the missing argument instead of an Azure error later. */
+export function validateServiceBusArgs(args: ServiceBusRetryTopologyArgs): void {
+  for (const key of ['resourceGroupName', 'namespaceName'] as const) {
+    if (args[key] === undefined || args[key] === '') {
+      throw new TopologyError(
+        'missing-option',
+        `args.${key} is required: the plan does not say where to deploy`,
+      );
+    }
+  }
+}
+
+/**
+ * Service Bus topology of one policy: the consumer's queue, or its subscription on the producer's
+ * topic, plus the retry queue when the plan has one, with maxDeliveryCount, lock duration, TTL
+ * and dead-lettering from the plan; optionally SAS rules for the consumer.
+ */
+export class ServiceBusRetryTopology extends pulumi.ComponentResource {
+  readonly planJson: pulumi.Output<string>;
+  readonly namespaceName: pulumi.Output<string>;
+  /** The queue name, or "<topic>/subscriptions/<subscription>". */
+  readonly entityPath: pulumi.Output<string>;
+  /** The producer's topic for a subscription, "" for a queue. */
+  readonly topic: pulumi.Output<string>;
+  /** The retry queue's name, "" when the plan schedules retries on the main queue. */
+  readonly retryQueue: pulumi.Output<string>;
+  /** Where the runtime schedules retry copies. */
+  readonly scheduleTo: pulumi.Output<string>;
+  /** Names of the consumer's SAS rules, one per queue (empty without `consumerRuleName`). */
+  readonly consumerRules: pulumi.Output<string[]>;
+  readonly queues: Readonly<Record<string, servicebus.Queue>>;
+  readonly subscription: servicebus.Subscription | undefined;
+
+  constructor(name: string, args: ServiceBusRetryTopologyArgs, opts: pulumi.ComponentResourceOptions = {}) {
+    const plan = requireTarget(args.plan, 'serviceBus');
+    validateServiceBusArgs(args);
+    const entitySpecs = serviceBusEntitySpecs(plan);
+    const ruleSpecs = args.consumerRuleName ? serviceBusRuleSpecs(entitySpecs, args.consumerRuleName) : [];
+    super(SERVICE_BUS_TOPOLOGY_TYPE, name, componentInputs(args.plan, ['serviceBus']), opts);
+
+    const settings = resolveLifecycle(args);
+    const inherited = inheritedOptions(opts);
+    const where = { resourceGroupName: args.resourceGroupName, namespaceName: args.namespaceName };
+    const queues: Record<string, servicebus.Queue> = {};
+    let subscription: servicebus.Subscription | undefined;
+    for (const spec of entitySpecs) {
+      const child = `${name}-${spec.key}`;
+      const options = { parent: this, ...lifecycleOptions(spec.lifecycle, settings, inherited) };
+      if (spec.kind === 'queue') {
+        queues[spec.key] = new servicebus.Queue(child, { ...where, ...spec.args }, options);
+      } else {
+        subscription = new servicebus.Subscription(child, { ...where, ...spec.args }, options);
+      }
+    }
+    const rules = ruleSpecs.map(
+      (spec) =>
+        new servicebus.QueueAuthorizationRule(
+          `${name}-${spec.key}`,
+          { ...where, ...spec.args, queueName: mustGet(queues, spec.queueKey).name },
+          { parent: this, ...lifecycleOptions(spec.lifecycle, settings, inherited) },
+        ),
+    );
+
+    const entity = plan.entity;
+    this.queues = queues;
+    this.subscription = subscription;
+    this.planJson = pulumi.output(planJson(args.plan));
+    this.namespaceName = pulumi.output(args.namespaceName);
+    this.entityPath =
+      entity.kind === 'queue'
+        ? mustGet(queues, 'main-queue').name
+        : pulumi.interpolate`${entity.topic}/subscriptions/${subscription?.name ?? entity.subscription}`;
+    this.topic = pulumi.output(entity.kind === 'queue' ? '' : entity.topic);
+    this.retryQueue = queues['retry-queue']?.name ?? pulumi.output('');
+    this.scheduleTo = pulumi.output(plan.scheduleTo);
+    this.consumerRules = pulumi.all(rules.map((rule) => rule.name));
+    this.registerOutputs({
+      planJson: this.planJson,
+      namespaceName: this.namespaceName,
+      entityPath: this.entityPath,
+      topic: this.topic,
+      retryQueue: this.retryQueue,
+      scheduleTo: this.scheduleTo,
+      consumerRules: this.consumerRules,
+    });
+  }
+}
