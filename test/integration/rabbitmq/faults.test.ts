@@ -1,0 +1,294 @@
+import type { ConfirmChannel } from 'amqplib';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HEADERS } from '../../../runtime';
+import { consumeWithRetries } from '../../../runtime/rabbitmq';
+import {
+  type Broker,
+  body,
+  connect,
+  drain,
+  http503,
+  publish,
+  rabbitPlan,
+  uniqueName,
+  waitFor,
+  withTopology,
+} from './support';
+
+const cleanups: Array<() => Promise<void>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function setUp(
+  name: string,
+  ...args: Parameters<typeof rabbitPlan> extends [string, ...infer Rest] ? Rest : never
+) {
+  const plan = rabbitPlan(uniqueName(name), ...args);
+  cleanups.push(await withTopology(plan));
+  const broker = await connect();
+  cleanups.push(() => broker.close());
+  const rabbit = plan.targets.rabbitmq;
+  if (!rabbit) throw new Error('no rabbitmq target');
+  return { plan, rabbit, broker };
+}
+
+describe('faults on a real RabbitMQ', () => {
+  it('a consumer killed between the confirmed copy and the ack gives a duplicate, never a loss', async () => {
+    const { plan, broker } = await setUp('kill');
+    const seen: number[] = [];
+    // First consumer: the handler fails once; right after the copy is confirmed the connection dies.
+    const dying = await connect();
+    await consumeWithRetries(
+      dying.channel,
+      plan,
+      async (_message, context) => {
+        seen.push(context.attempt);
+        throw http503();
+      },
+      { afterCopyConfirmed: () => dying.close() },
+    );
+    await publish(broker, plan, { id: 'X' });
+    await waitFor(() => seen.length >= 1 || undefined, 10_000, 'first delivery');
+
+    // A new consumer gets both: the unacked original back from the main queue (attempt 1), and the
+    // copy from the wait queue a second later (attempt 2).
+    const healthy = await connect();
+    cleanups.push(() => healthy.close());
+    const after: number[] = [];
+    await consumeWithRetries(healthy.channel, plan, async (_message, context) => {
+      after.push(context.attempt);
+    });
+    await waitFor(() => (after.length >= 2 ? after : undefined), 15_000, 'original and copy');
+    expect(after.sort()).toEqual([1, 2]);
+  });
+
+  it('a handler that crashes its process every time is stopped by the quorum delivery limit and dead-lettered', async () => {
+    const { plan, rabbit, broker } = await setUp('crash', {}, { deliveryLimit: 2 });
+    await publish(broker, plan, { id: 'poison' });
+    let deliveries = 0;
+    // Each "process" takes the message and dies before deciding anything: the connection drops
+    // with the message unacked, as a crash would. On 3.10.8 every such requeue counts.
+    for (let round = 0; round < 4; round++) {
+      const victim = await connect();
+      const got = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), 3_000);
+        victim.channel.consume(rabbit.mainQueue, (message) => {
+          if (!message) return;
+          clearTimeout(timer);
+          deliveries++;
+          resolve(true);
+        });
+      });
+      await victim.close();
+      if (!got) break;
+    }
+    // Delivered deliveryLimit + 1 times, then the broker dead-lettered it to the DLQ.
+    expect(deliveries).toBe(3);
+    const dead = await waitFor(
+      async () => {
+        const messages = await drain(broker, rabbit.deadLetterQueue);
+        return messages.length ? messages : undefined;
+      },
+      10_000,
+      'the poison message in the DLQ',
+    );
+    expect(body(dead[0] ?? { content: Buffer.from('{}') }).id).toBe('poison');
+    expect(dead[0]?.properties.headers?.['x-death']?.[0]).toMatchObject({
+      reason: 'delivery_limit',
+      queue: rabbit.mainQueue,
+    });
+  });
+
+  it.each([
+    ['text', 'three'],
+    ['negative', -2],
+    ['huge', '99999999999999999999'],
+  ])(
+    'a malformed retry-attempt header (%s) is read as attempt 1, and kept in the dead letter',
+    async (_name, raw) => {
+      const { plan, rabbit, broker } = await setUp('header', {
+        maxAttempts: 1,
+        backoff: { type: 'exponential', initial: '1s' },
+      });
+      const attempts: number[] = [];
+      const consumer = await consumeWithRetries(broker.channel, plan, async (_message, context) => {
+        attempts.push(context.attempt);
+        throw http503();
+      });
+      cleanups.push(() => consumer.stop());
+      await publish(broker, plan, { id: 'odd' }, { headers: { [HEADERS.attempt]: raw } });
+      const dead = await waitFor(
+        async () => {
+          const messages = await drain(broker, rabbit.deadLetterQueue);
+          return messages.length ? messages : undefined;
+        },
+        10_000,
+        'the dead letter',
+      );
+      expect(attempts).toEqual([1]);
+      expect(dead[0]?.properties.headers?.[HEADERS.attemptInvalid]).toBe(String(raw));
+    },
+  );
+
+  it('a valid attempt beyond maxAttempts is dead-lettered on failure (after maxAttempts was lowered)', async () => {
+    const { plan, rabbit, broker } = await setUp('lowered');
+    const consumer = await consumeWithRetries(broker.channel, plan, async () => {
+      throw http503();
+    });
+    cleanups.push(() => consumer.stop());
+    await publish(broker, plan, { id: 'late' }, { headers: { [HEADERS.attempt]: 7 } });
+    const dead = await waitFor(
+      async () => {
+        const messages = await drain(broker, rabbit.deadLetterQueue);
+        return messages.length ? messages : undefined;
+      },
+      10_000,
+      'the dead letter',
+    );
+    expect(dead[0]?.properties.headers).toMatchObject({
+      [HEADERS.reason]: 'exhausted',
+      [HEADERS.attempt]: 7,
+    });
+  });
+
+  it('a wait queue at its max-length refuses the copy: the message is kept, retried with back-off, never spun', async () => {
+    const { plan, rabbit, broker } = await setUp(
+      'full',
+      { maxAttempts: 2, backoff: { type: 'list', delays: ['1h'] } },
+      { waitQueueMaxLength: 1 },
+    );
+    const waitQueue = rabbit.levels[0]?.destination ?? '';
+    const refusals: number[] = [];
+    const consumer = await consumeWithRetries(
+      broker.channel,
+      plan,
+      async () => {
+        throw http503();
+      },
+      { onError: () => refusals.push(Date.now()), refusedPublishBackoff: { initialMs: 500, maxMs: 1_000 } },
+    );
+    cleanups.push(() => consumer.stop());
+    // Checked on 3.10.8: a quorum queue refuses a publish once it is already over max-length, so
+    // with max-length 1 the second copy is still taken and the third is refused.
+    for (const id of ['first', 'second']) {
+      await publish(broker, plan, { id });
+      await waitFor(
+        async () =>
+          (await broker.channel.checkQueue(waitQueue)).messageCount >= (id === 'first' ? 1 : 2)
+            ? true
+            : undefined,
+        10_000,
+        `${id} copy waiting`,
+      );
+    }
+    await publish(broker, plan, { id: 'third' });
+    await waitFor(() => (refusals.length >= 2 ? true : undefined), 10_000, 'two refusals');
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+    // About one refusal per back-off step (0.5 s, then 1 s), not thousands.
+    expect(refusals.length).toBeLessThan(8);
+    // The third message is held unacked: not ready in the main queue, not in the wait queue.
+    expect((await broker.channel.checkQueue(rabbit.mainQueue)).messageCount).toBe(0);
+    expect((await drain(broker, waitQueue)).map((message) => body(message).id)).toEqual(['first', 'second']);
+    // Once the wait queue has room again, the held copy goes through.
+    await waitFor(
+      async () => ((await broker.channel.checkQueue(waitQueue)).messageCount === 1 ? true : undefined),
+      10_000,
+      'held copy published',
+    );
+    expect((await drain(broker, waitQueue)).map((message) => body(message).id)).toEqual(['third']);
+  });
+
+  it('a refused dead-letter publish still reaches the DLQ through the broker’s own dead-lettering', async () => {
+    const { plan, rabbit, broker } = await setUp('dlx', {
+      maxAttempts: 1,
+      backoff: { type: 'exponential', initial: '1s' },
+    });
+    // The broker refuses this one publish (as it would with a nack); everything else is real.
+    const refusing = await connect();
+    cleanups.push(() => refusing.close());
+    const channel = refusing.channel as ConfirmChannel;
+    const realPublish = channel.publish.bind(channel);
+    channel.publish = ((exchange, routingKey, content, options, callback) => {
+      if (exchange === rabbit.deadLetterExchange) {
+        setImmediate(() => callback?.(new Error('nack'), {}));
+        return true;
+      }
+      return realPublish(exchange, routingKey, content, options, callback);
+    }) as typeof channel.publish;
+    const consumer = await consumeWithRetries(channel, plan, async () => {
+      throw http503();
+    });
+    cleanups.push(() => consumer.stop());
+    await publish(broker, plan, { id: 'refused' });
+    const dead = await waitFor(
+      async () => {
+        const messages = await drain(broker, rabbit.deadLetterQueue);
+        return messages.length ? messages : undefined;
+      },
+      10_000,
+      'the dead letter',
+    );
+    expect(body(dead[0] ?? { content: Buffer.from('{}') }).id).toBe('refused');
+    expect(dead[0]?.properties.headers?.['x-death']?.[0]).toMatchObject({ reason: 'rejected' });
+  });
+
+  it('routing one message does not block the others (pipelined confirms)', async () => {
+    const { plan, broker } = await setUp('pipeline');
+    const slow = await connect();
+    cleanups.push(() => slow.close());
+    const channel = slow.channel as ConfirmChannel;
+    const realPublish = channel.publish.bind(channel);
+    let released: (() => void) | undefined;
+    // Hold the first retry copy's confirm until the test says so.
+    channel.publish = ((exchange, routingKey, content, options, callback) =>
+      realPublish(exchange, routingKey, content, options, (error, ok) => {
+        if (!released && exchange === plan.targets.rabbitmq?.retryExchange) {
+          released = () => callback?.(error, ok);
+          return;
+        }
+        callback?.(error, ok);
+      })) as typeof channel.publish;
+    const done: string[] = [];
+    const consumer = await consumeWithRetries(
+      channel,
+      plan,
+      async (message) => {
+        const { id } = body(message);
+        if (id === 'failing') throw http503();
+        done.push(id);
+      },
+      { prefetch: 20 },
+    );
+    cleanups.push(() => consumer.stop());
+    await publish(broker, plan, { id: 'failing' });
+    await waitFor(() => released, 10_000, 'the held confirm');
+    for (let index = 0; index < 10; index++) await publish(broker, plan, { id: `ok-${index}` });
+    await waitFor(
+      () => (done.length === 10 ? true : undefined),
+      10_000,
+      'ten healthy messages while one confirm is held',
+    );
+    released?.();
+  });
+
+  it('stopping requeues a message caught in an in-memory wait', async () => {
+    const { plan, rabbit, broker } = await setUp('stop', { immediate: { retries: 3, delay: '2s' } });
+    const worker = await connect();
+    cleanups.push(() => worker.close());
+    let calls = 0;
+    const consumer = await consumeWithRetries(worker.channel, plan, async () => {
+      calls++;
+      throw http503();
+    });
+    await publish(broker, plan, { id: 'interrupted' });
+    await waitFor(() => (calls >= 1 ? true : undefined), 10_000, 'first call');
+    await consumer.stop();
+    await worker.close();
+    const back = await drain(broker, rabbit.mainQueue);
+    expect(back.map((message) => body(message).id)).toEqual(['interrupted']);
+    expect(back[0]?.properties.headers?.[HEADERS.attempt]).toBeUndefined();
+  });
+});
+
+export type { Broker };

@@ -1,0 +1,79 @@
+import { execFileSync } from 'node:child_process';
+import amqplib from 'amqplib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { consumeWithRetries } from '../../../runtime/rabbitmq';
+import {
+  AMQP_URL,
+  body,
+  connect,
+  http503,
+  publish,
+  rabbitPlan,
+  uniqueName,
+  waitFor,
+  withTopology,
+} from './support';
+
+/**
+ * Messages sitting in wait queues survive a broker restart, and a consumer that reconnects with
+ * amqplib's own recovery (`setup` runs consumeWithRetries again) finishes every one of them.
+ */
+describe('a broker restart while messages wait', () => {
+  const plan = rabbitPlan(uniqueName('restart'), {
+    maxAttempts: 2,
+    backoff: { type: 'list', delays: ['10s'] },
+  });
+  const rabbit = plan.targets.rabbitmq;
+  if (!rabbit) throw new Error('no rabbitmq target');
+  const cleanups: Array<() => Promise<void>> = [];
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup();
+  });
+
+  it('loses nothing', async () => {
+    cleanups.push(await withTopology(plan));
+    const ids = ['m1', 'm2', 'm3', 'm4', 'm5'];
+    const done = new Map<string, number>();
+    const connection = await amqplib.connect(AMQP_URL, {
+      recovery: {
+        initialDelay: 500,
+        maxDelay: 2_000,
+        maxRetries: Number.POSITIVE_INFINITY,
+        async setup(model) {
+          const channel = await model.createConfirmChannel();
+          channel.on('error', () => {});
+          await consumeWithRetries(channel, plan, async (message, context) => {
+            if (context.attempt === 1) throw http503();
+            done.set(body(message).id, context.attempt);
+          });
+        },
+      },
+    });
+    connection.on('error', () => {});
+    cleanups.push(() => connection.close().catch(() => undefined));
+
+    const producer = await connect();
+    for (const id of ids) await publish(producer, plan, { id });
+    await producer.close();
+    const waitQueue = rabbit.levels[0]?.destination ?? '';
+    await waitFor(
+      async () => {
+        const probe = await connect();
+        const count = (await probe.channel.checkQueue(waitQueue)).messageCount;
+        await probe.close();
+        return count === ids.length ? true : undefined;
+      },
+      10_000,
+      'all five copies in the wait queue',
+    );
+
+    execFileSync('bash', ['scripts/rabbitmq.sh', 'restart'], { stdio: 'inherit' });
+
+    await waitFor(
+      () => (done.size === ids.length ? true : undefined),
+      60_000,
+      'all five processed after the restart',
+    );
+    expect([...done.entries()].sort()).toEqual(ids.map((id) => [id, 2]));
+  }, 120_000);
+});
