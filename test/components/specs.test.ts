@@ -1,0 +1,325 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  kafkaAclSpecs,
+  kafkaTopicSpecs,
+  LIFECYCLE_DEFAULTS,
+  lifecycleOptions,
+  planJson,
+  policyDefinition,
+  rabbitMqSpecs,
+  requireTarget,
+  resolveLifecycle,
+  selectTargets,
+  serviceBusEntitySpecs,
+  serviceBusRuleSpecs,
+  TopologyError,
+  validateKafkaPrincipal,
+  validateRabbitMqArgs,
+  validateRuleName,
+  validateServiceBusArgs,
+} from '../../components';
+import type { RetryPlan } from '../../policy';
+import { billingDocument, planOf, withValues } from './harness';
+
+/** The pure half: spec builders, validators and option builders, without Pulumi. */
+
+const billing = planOf(billingDocument());
+
+function codeOf(run: () => unknown): string | undefined {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof TopologyError) return error.code;
+    throw error;
+  }
+  return undefined;
+}
+
+describe('logical names come from role and level only', () => {
+  it('billing.yaml: the RabbitMQ, Kafka and Service Bus children', () => {
+    const rabbit = rabbitMqSpecs(requireTarget(billing, 'rabbitmq'));
+    expect(rabbit.queues.map((each) => each.key)).toEqual([
+      'main-queue',
+      'wait-1',
+      'wait-2',
+      'wait-3',
+      'dlq',
+    ]);
+    expect(rabbit.policies.map((each) => each.key)).toEqual([
+      'main-queue-policy',
+      'wait-1-policy',
+      'wait-2-policy',
+      'wait-3-policy',
+      'dlq-policy',
+    ]);
+    expect(rabbit.exchanges.map((each) => each.key)).toEqual(['source-exchange', 'dlx', 'retry-exchange']);
+    expect(rabbit.bindings.map((each) => each.key)).toEqual([
+      'source-exchange-to-main-queue',
+      'dlx-to-dlq',
+      'retry-exchange-to-wait-1',
+      'retry-exchange-to-wait-2',
+      'retry-exchange-to-wait-3',
+    ]);
+    expect(kafkaTopicSpecs(requireTarget(billing, 'kafka')).map((each) => each.key)).toEqual([
+      'source-topic',
+      'retry-topic-1',
+      'retry-topic-2',
+      'retry-topic-3',
+      'dlt',
+    ]);
+    expect(serviceBusEntitySpecs(requireTarget(billing, 'serviceBus')).map((each) => each.key)).toEqual([
+      'subscription',
+      'retry-queue',
+    ]);
+  });
+
+  it('any delays and any policy name give the same keys for the same attempt count', () => {
+    const keysOf = (plan: RetryPlan) => {
+      const rabbit = rabbitMqSpecs(requireTarget(plan, 'rabbitmq'));
+      return [
+        ...[...rabbit.exchanges, ...rabbit.policies, ...rabbit.queues, ...rabbit.bindings].map(
+          (each) => each.key,
+        ),
+        ...kafkaTopicSpecs(requireTarget(plan, 'kafka')).map((each) => each.key),
+        ...kafkaAclSpecs(requireTarget(plan, 'kafka'), 'User:x').map((each) => each.key),
+      ];
+    };
+    const reference = new Map<number, string[]>();
+    fc.assert(
+      fc.property(
+        fc
+          .integer({ min: 2, max: 8 })
+          .chain((attempts) =>
+            fc.tuple(
+              fc.constant(attempts),
+              fc.array(fc.integer({ min: 1, max: 60 }), { minLength: attempts - 1, maxLength: attempts - 1 }),
+              fc.constantFrom('billing.order-placed', 'shipping.label', 'a'),
+            ),
+          ),
+        ([attempts, delays, name]) => {
+          const plan = planOf(
+            withValues(billingDocument(), [
+              [['metadata', 'name'], name],
+              [['spec', 'maxAttempts'], attempts],
+              [['spec', 'backoff'], { type: 'list', delays: delays.map((seconds) => `${seconds}s`) }],
+            ]),
+          );
+          const keys = keysOf(plan);
+          if (!reference.has(attempts)) reference.set(attempts, keys);
+          expect(keys).toEqual(reference.get(attempts));
+          expect(keys.join(' ')).not.toMatch(/\d{3,}|billing|shipping/);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+});
+
+describe('RabbitMQ specs', () => {
+  it('policy definitions become strings; numbers keep their digits', () => {
+    expect(
+      policyDefinition({ 'message-ttl': 1000, 'dead-letter-exchange': '', overflow: 'reject-publish' }),
+    ).toEqual({
+      'message-ttl': '1000',
+      'dead-letter-exchange': '',
+      overflow: 'reject-publish',
+    });
+  });
+
+  it('queue arguments travel as JSON, so numbers stay numbers', () => {
+    const plan = requireTarget(billing, 'rabbitmq');
+    const withNumber = {
+      ...plan,
+      queues: plan.queues.map((queue) => ({ ...queue, arguments: { ...queue.arguments, 'x-n': 5 } })),
+    };
+    for (const queue of rabbitMqSpecs(withNumber).queues) {
+      expect(JSON.parse(queue.args.settings.argumentsJson)).toEqual({ 'x-queue-type': 'quorum', 'x-n': 5 });
+    }
+  });
+
+  it('lifecycles: main and dead-letter queues last, wait queues are retry levels', () => {
+    const specs = rabbitMqSpecs(requireTarget(billing, 'rabbitmq'));
+    const lifecycle = Object.fromEntries(
+      [...specs.exchanges, ...specs.policies, ...specs.queues, ...specs.bindings].map((each) => [
+        each.key,
+        each.lifecycle,
+      ]),
+    );
+    expect(lifecycle).toMatchObject({
+      'main-queue': 'lasting',
+      'main-queue-policy': 'lasting',
+      dlq: 'lasting',
+      'dlq-policy': 'lasting',
+      'source-exchange': 'lasting',
+      'wait-1': 'retry-level',
+      'wait-1-policy': 'retry-level',
+      'retry-exchange-to-wait-1': 'retry-level',
+      dlx: 'plain',
+      'retry-exchange': 'plain',
+      'dlx-to-dlq': 'plain',
+      'source-exchange-to-main-queue': 'plain',
+    });
+  });
+
+  it('a producer-owned source exchange is bound to by name, not declared', () => {
+    const plan = planOf(
+      withValues(billingDocument(), [[['spec', 'targets', 'rabbitmq', 'declareExchange'], false]]),
+    );
+    const specs = rabbitMqSpecs(requireTarget(plan, 'rabbitmq'));
+    expect(specs.exchanges.map((each) => each.key)).toEqual(['dlx', 'retry-exchange']);
+    const inflow = specs.bindings.find((each) => each.opensInflow);
+    expect(inflow?.exchangeKey).toBeUndefined();
+    expect(inflow?.args.source).toBe('bookstore.ordering');
+  });
+
+  it('a plan that contradicts itself is refused', () => {
+    const plan = requireTarget(billing, 'rabbitmq');
+    expect(codeOf(() => rabbitMqSpecs({ ...plan, policies: plan.policies.slice(1) }))).toBe(
+      'inconsistent-plan',
+    );
+    const stray = {
+      ...plan,
+      bindings: [...plan.bindings, { ...plan.bindings[0], destination: 'nowhere' } as never],
+    };
+    expect(codeOf(() => rabbitMqSpecs(stray))).toBe('inconsistent-plan');
+    expect(codeOf(() => rabbitMqSpecs({ ...plan, queues: [...plan.queues, plan.queues[0] as never] }))).toBe(
+      'inconsistent-plan',
+    );
+  });
+
+  it('validateRabbitMqArgs refuses an empty user name', () => {
+    expect(codeOf(() => validateRabbitMqArgs({ plan: billing, consumerUser: { name: ' ' } }))).toBe(
+      'invalid-option',
+    );
+    expect(
+      codeOf(() => validateRabbitMqArgs({ plan: billing, consumerUser: { name: 'billing' } })),
+    ).toBeUndefined();
+  });
+});
+
+describe('Kafka specs', () => {
+  it('ACLs name the principal, one per operation, Literal patterns', () => {
+    const acls = kafkaAclSpecs(requireTarget(billing, 'kafka'), 'User:billing', '10.0.0.1');
+    expect(acls.find((each) => each.key === 'retry-group-acl-read')?.args).toEqual({
+      aclResourceName: 'billing.retry',
+      aclResourceType: 'Group',
+      aclPrincipal: 'User:billing',
+      aclHost: '10.0.0.1',
+      aclOperation: 'Read',
+      aclPermissionType: 'Allow',
+      resourcePatternTypeFilter: 'Literal',
+    });
+  });
+
+  it('a principal must be <type>:<name>', () => {
+    expect(codeOf(() => validateKafkaPrincipal('billing'))).toBe('invalid-option');
+    expect(codeOf(() => validateKafkaPrincipal('User:billing'))).toBeUndefined();
+  });
+
+  it('a topic the producer owns is not declared; retry topics are retry levels', () => {
+    const plan = planOf(
+      withValues(billingDocument(), [[['spec', 'targets', 'kafka', 'declareTopic'], false]]),
+    );
+    const topics = kafkaTopicSpecs(requireTarget(plan, 'kafka'));
+    expect(topics.map((each) => [each.key, each.lifecycle])).toEqual([
+      ['retry-topic-1', 'retry-level'],
+      ['retry-topic-2', 'retry-level'],
+      ['retry-topic-3', 'retry-level'],
+      ['dlt', 'lasting'],
+    ]);
+    expect(
+      kafkaAclSpecs(requireTarget(plan, 'kafka'), 'User:b').some((each) =>
+        each.key.startsWith('source-topic-'),
+      ),
+    ).toBe(true);
+  });
+});
+
+describe('Service Bus specs', () => {
+  it('a subscription never gets duplicate-detection properties', () => {
+    const plan = requireTarget(billing, 'serviceBus');
+    const [subscription] = serviceBusEntitySpecs(plan);
+    expect(subscription?.args).not.toHaveProperty('requiresDuplicateDetection');
+    const bad = {
+      ...plan,
+      entities: plan.entities.map((entity) => ({
+        ...entity,
+        properties: { ...entity.properties, requiresDuplicateDetection: true },
+      })),
+    };
+    expect(codeOf(() => serviceBusEntitySpecs(bad))).toBe('inconsistent-plan');
+  });
+
+  it('rules are on the consumer’s own queues only, Listen + Send', () => {
+    const rules = serviceBusRuleSpecs(serviceBusEntitySpecs(requireTarget(billing, 'serviceBus')), 'billing');
+    expect(rules).toEqual([
+      {
+        key: 'retry-queue-consumer-rule',
+        queueKey: 'retry-queue',
+        lifecycle: 'plain',
+        args: { authorizationRuleName: 'billing', rights: ['Listen', 'Send'] },
+      },
+    ]);
+  });
+
+  it('validators name the argument', () => {
+    expect(codeOf(() => validateRuleName('x'.repeat(51)))).toBe('invalid-option');
+    expect(codeOf(() => validateRuleName('billing consumer'))).toBe('invalid-option');
+    expect(codeOf(() => validateRuleName('billing-consumer'))).toBeUndefined();
+    expect(() =>
+      validateServiceBusArgs({ plan: billing, resourceGroupName: '', namespaceName: 'ns' }),
+    ).toThrow(/args\.resourceGroupName/);
+  });
+});
+
+describe('plan and target selection', () => {
+  it('planJson is the CLI json format', () => {
+    expect(planJson(billing)).toBe(JSON.stringify(billing, null, 2));
+    expect(JSON.parse(planJson(billing))).toEqual(billing);
+  });
+
+  it('requireTarget refuses a missing target and another plan version', () => {
+    const noKafka = { ...billing, targets: { ...billing.targets, kafka: undefined } };
+    expect(codeOf(() => requireTarget(noKafka, 'kafka'))).toBe('target-not-in-plan');
+    expect(codeOf(() => requireTarget({ ...billing, planVersion: 2 as never }, 'kafka'))).toBe(
+      'plan-version-mismatch',
+    );
+  });
+
+  it('selectTargets: every planned target by default, in a fixed order; Service Bus needs its options', () => {
+    const where = { resourceGroupName: 'rg', namespaceName: 'ns' };
+    expect(selectTargets({ plan: billing, serviceBus: where })).toEqual(['rabbitmq', 'kafka', 'serviceBus']);
+    expect(selectTargets({ plan: billing, targets: ['kafka', 'rabbitmq'] })).toEqual(['rabbitmq', 'kafka']);
+    expect(codeOf(() => selectTargets({ plan: billing }))).toBe('missing-option');
+    const rabbitOnly = { ...billing, targets: { rabbitmq: billing.targets.rabbitmq } };
+    expect(codeOf(() => selectTargets({ plan: rabbitOnly, targets: ['kafka'] }))).toBe('target-not-in-plan');
+    // Options for a target the plan lacks are ignored: one options object serves many policies.
+    expect(selectTargets({ plan: rabbitOnly, serviceBus: where, kafka: {} })).toEqual(['rabbitmq']);
+  });
+});
+
+describe('lifecycle options', () => {
+  const defaults = resolveLifecycle();
+
+  it('defaults are protect lasting children and retain retry levels', () => {
+    expect(defaults).toEqual(LIFECYCLE_DEFAULTS);
+    expect(lifecycleOptions('lasting', defaults, {})).toEqual({ protect: true });
+    expect(lifecycleOptions('retry-level', defaults, {})).toEqual({ retainOnDelete: true });
+    expect(lifecycleOptions('plain', defaults, {})).toEqual({});
+  });
+
+  it('opt-outs and a component-level protect or retainOnDelete', () => {
+    const off = resolveLifecycle({ protectMessages: false, retainRetryLevels: false });
+    expect(lifecycleOptions('lasting', off, {})).toEqual({ protect: false });
+    expect(lifecycleOptions('retry-level', off, {})).toEqual({});
+    // protect: true on the component wins; protect: false is not the opt-out.
+    expect(lifecycleOptions('lasting', off, { protect: true })).toEqual({ protect: true });
+    expect(lifecycleOptions('lasting', defaults, { protect: false })).toEqual({ protect: true });
+    // Other children inherit the component's protect through the SDK: nothing set here.
+    expect(lifecycleOptions('plain', defaults, { protect: true })).toEqual({});
+    for (const lifecycle of ['lasting', 'retry-level', 'plain'] as const) {
+      expect(lifecycleOptions(lifecycle, off, { retainOnDelete: true }).retainOnDelete).toBe(true);
+    }
+  });
+});
