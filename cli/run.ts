@@ -1,4 +1,5 @@
 import { PLAN_USAGE, planCommand } from './commands/plan';
+import { RENDER_USAGE, renderCommand } from './commands/render';
 import { SCHEMA_USAGE, schemaCommand } from './commands/schema';
 import { VALIDATE_USAGE, validateCommand } from './commands/validate';
 import { EXIT, type Output } from './output';
@@ -9,6 +10,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   validate: { run: validateCommand, usage: VALIDATE_USAGE },
   plan: { run: planCommand, usage: PLAN_USAGE },
   schema: { run: schemaCommand, usage: SCHEMA_USAGE },
+  render: { run: renderCommand, usage: RENDER_USAGE },
 };
 
 export function usage(): string {

@@ -11,7 +11,7 @@ export const PLAN_USAGE = `retry-topology plan <file> [--target rabbitmq|kafka|s
   --format json prints the plan as the components and the runtime read it: one object, or an
   array when the file holds several policies (narrow it with --policy).`;
 
-const TARGET_NAMES: Record<string, TargetKey> = {
+export const TARGET_NAMES: Record<string, TargetKey> = {
   rabbitmq: 'rabbitmq',
   kafka: 'kafka',
   servicebus: 'serviceBus',

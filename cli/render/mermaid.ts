@@ -1,0 +1,66 @@
+import type { TimelineMark } from './timeline-model';
+import type { Topology } from './topology-model';
+
+/**
+ * Mermaid text GitHub renders inside a ```mermaid block. The timeline is a gantt chart on a
+ * millisecond axis (dateFormat x): a band per attempt from its earliest to its latest moment,
+ * a milestone where the two meet. The topology is a left-to-right flowchart.
+ */
+
+/** Gantt task names end at ":" and "#" starts an entity; quotes would break flowchart labels. */
+function label(text: string): string {
+  return text.replace(/[:;#]/g, ' ').replace(/"/g, "'").replace(/\s+/g, ' ').trim();
+}
+
+/** d3 time formats. Minutes and seconds read the same in every time zone Mermaid draws in. */
+function axisFormat(endMs: number): string {
+  if (endMs < 60_000) return '%S.%L s';
+  if (endMs < 3_600_000) return '%M:%S';
+  return '%d %H:%M';
+}
+
+export function mermaidTimeline(title: string, marks: readonly TimelineMark[], endMs: number): string {
+  const lines = ['gantt', `  title ${label(title)}`, '  dateFormat x', `  axisFormat ${axisFormat(endMs)}`];
+  lines.push('  section attempts');
+  marks.forEach((mark, index) => {
+    const key = `m${index}`;
+    const name = label(`${mark.label}${mark.wait ? ` after ${mark.wait}` : ''} ← ${mark.via}`);
+    const tags = mark.kind === 'dead-letter' ? 'crit, ' : '';
+    lines.push(
+      mark.fromMs === mark.toMs
+        ? `  ${name} : ${tags}milestone, ${key}, ${mark.fromMs}, 0ms`
+        : `  ${name} : ${tags}${key}, ${mark.fromMs}, ${mark.toMs}`,
+    );
+  });
+  return `${lines.join('\n')}\n`;
+}
+
+const SHAPES: Record<string, [string, string]> = {
+  source: ['([', '])'],
+  main: ['[(', ')]'],
+  wait: ['[', ']'],
+  'dead-letter': ['[(', ')]'],
+};
+
+/** Node ids: letters, digits and underscores only ("wait-1" reads as an arrow to Mermaid). */
+const id = (text: string) => text.replace(/[^A-Za-z0-9_]/g, '_');
+
+const ARROWS: Record<string, string> = { flow: '-->', retry: '-->', back: '-.->', 'dead-letter': '==>' };
+
+export function mermaidTopology(title: string, topology: Topology): string {
+  const lines = ['---', `title: ${label(title)}`, '---', 'flowchart LR'];
+  for (const node of topology.nodes) {
+    const [open, close] = SHAPES[node.kind] ?? ['[', ']'];
+    const text = [node.type, node.name, node.note].filter(Boolean).map(label).join('<br/>');
+    lines.push(`  ${id(node.id)}${open}"${text}"${close}`);
+  }
+  for (const edge of topology.edges) {
+    const arrow = ARROWS[edge.kind] ?? '-->';
+    const text = edge.label ? `|"${label(edge.label)}"|` : '';
+    lines.push(`  ${id(edge.from)} ${arrow}${text} ${id(edge.to)}`);
+  }
+  lines.push('  classDef deadLetter fill:#ffebe9,stroke:#cf222e');
+  const deadLetters = topology.nodes.filter((node) => node.kind === 'dead-letter').map((node) => id(node.id));
+  if (deadLetters.length) lines.push(`  class ${deadLetters.join(',')} deadLetter`);
+  return `${lines.join('\n')}\n`;
+}

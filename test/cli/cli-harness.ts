@@ -1,0 +1,25 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { run } from '../../cli/run';
+
+/** Runs one command line in-process and captures what it writes. */
+export async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(argv, { out: (text) => out.push(text), err: (text) => err.push(text) });
+  return { code, out: out.join(''), err: err.join('\n') };
+}
+
+export const BILLING = readFileSync('policies/billing.yaml', 'utf8');
+
+/** Writes policy text to a fresh temp directory and returns the file's path. */
+export function tempPolicy(text: string, name = 'policy.yaml'): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rt-cli-'));
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** The billing example with full jitter, so waits are ranges on the targets that can apply it. */
+export const BILLING_FULL_JITTER = BILLING.replace('  jitter: none', '  jitter: full');
