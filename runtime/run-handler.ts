@@ -25,6 +25,13 @@ export async function runHandler(
     random: Random;
     metrics: RetryMetrics;
     signal?: AbortSignal;
+    /**
+     * Asked before each in-memory wait. False ends this delivery's immediate retries: the decision
+     * is made again as if they were used up (a delayed retry or the dead letter). An adapter says
+     * false when the wait would outlast what holds the message (a Service Bus lock, a poll
+     * interval). A hook that throws counts as false: the broker path is the safe one.
+     */
+    beforeImmediate?: (wait: { delayMs: number; retry: number }) => boolean | Promise<boolean>;
   },
 ): Promise<HandlerRun> {
   let immediateRetries = 0;
@@ -50,6 +57,17 @@ export async function runHandler(
       random: options.random,
     });
     if (decision.kind !== 'immediate') return { decision, ...(failed ? { error } : {}), handlerCalls };
+    if (!(await mayWait(options.beforeImmediate, decision))) {
+      const next = decide(rules, {
+        attempt: options.attempt,
+        immediateRetries: rules.immediate.retries,
+        error,
+        now: options.clock.now(),
+        random: options.random,
+      });
+      // With the immediate retries counted as spent, decide never answers 'immediate'.
+      if (next.kind !== 'immediate') return { decision: next, error, handlerCalls };
+    }
     options.metrics.retryScheduled('immediate', 0);
     immediateRetries = decision.retry;
     try {
@@ -59,5 +77,17 @@ export async function runHandler(
       // the broker untouched, for another consumer (or this one, restarted).
       return { decision: { kind: 'requeue' }, error, handlerCalls };
     }
+  }
+}
+
+async function mayWait(
+  hook: ((wait: { delayMs: number; retry: number }) => boolean | Promise<boolean>) | undefined,
+  decision: { delayMs: number; retry: number },
+): Promise<boolean> {
+  if (!hook) return true;
+  try {
+    return await hook({ delayMs: decision.delayMs, retry: decision.retry });
+  } catch {
+    return false;
   }
 }
