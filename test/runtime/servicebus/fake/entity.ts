@@ -1,0 +1,184 @@
+import { ServiceBusError, type ServiceBusReceivedMessage } from '@azure/service-bus';
+import type { FakeClock } from '../../../support/fake-clock';
+import { received, type Stored } from './message';
+
+/** What the broker keeps of a dead letter: the message plus reason, description and properties. */
+export interface DeadLettered {
+  messageId: unknown;
+  body: unknown;
+  deadLetterReason: string | undefined;
+  deadLetterErrorDescription: string | undefined;
+  applicationProperties: Record<string, unknown>;
+  deliveryCount: number;
+}
+
+interface Lock {
+  stored: Stored;
+  until: number;
+  expiry: AbortController;
+}
+
+export interface EntityOptions {
+  /** The entity's LockDuration. */
+  lockDurationMs?: number;
+  /** The entity's MaxDeliveryCount (Azure's default is 10). */
+  maxDeliveryCount?: number;
+}
+
+/**
+ * DeadLetterReason and DeadLetterErrorDescription limit, as the .NET SDK enforces it and
+ * @azure/core-amqp declares it (Constants.maxDeadLetterReasonLength); the fake refuses longer text.
+ */
+export const FAKE_DEAD_LETTER_LIMIT = 4_096;
+
+/**
+ * One queue or subscription: the active messages, peek-locks that expire on the fake clock, and
+ * the dead-letter subqueue. Settling needs a lock that is still held, as on the real broker.
+ */
+export class FakeEntity {
+  readonly active: Stored[] = [];
+  readonly completed: Stored[] = [];
+  readonly deadLetters: DeadLettered[] = [];
+  /** Every lock that expired while its message was unsettled. */
+  readonly lockLosses: Array<{ sequenceNumber: number; at: number }> = [];
+  readonly renewals: Array<{ sequenceNumber: number; at: number }> = [];
+  readonly abandons: Array<{ sequenceNumber: number; at: number }> = [];
+  readonly lockDurationMs: number;
+  readonly maxDeliveryCount: number;
+  private readonly locks = new Map<string, Lock>();
+  private readonly listeners = new Set<() => void>();
+  private lockSeq = 0;
+
+  constructor(
+    readonly path: string,
+    private readonly clock: FakeClock,
+    options: EntityOptions = {},
+  ) {
+    this.lockDurationMs = options.lockDurationMs ?? 60_000;
+    this.maxDeliveryCount = options.maxDeliveryCount ?? 10;
+  }
+
+  enqueue(stored: Stored): void {
+    this.active.push(stored);
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  onEnqueue(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Locks the next active message for a receiver. */
+  deliver(): ServiceBusReceivedMessage | undefined {
+    const stored = this.active.shift();
+    if (!stored) return undefined;
+    const token = `lock-${++this.lockSeq}`;
+    const lock: Lock = {
+      stored,
+      until: this.clock.now() + this.lockDurationMs,
+      expiry: new AbortController(),
+    };
+    this.locks.set(token, lock);
+    this.armExpiry(token, lock);
+    return received(stored, { token, until: lock.until });
+  }
+
+  complete(message: ServiceBusReceivedMessage): void {
+    const lock = this.release(message);
+    this.completed.push(lock.stored);
+  }
+
+  abandon(message: ServiceBusReceivedMessage): void {
+    const lock = this.release(message);
+    this.abandons.push({ sequenceNumber: lock.stored.sequenceNumber, at: this.clock.now() });
+    this.redeliver(lock.stored);
+  }
+
+  deadLetter(message: ServiceBusReceivedMessage, options: Record<string, unknown> = {}): void {
+    const { deadLetterReason, deadLetterErrorDescription, ...properties } = options;
+    for (const [name, text] of Object.entries({ deadLetterReason, deadLetterErrorDescription })) {
+      if (typeof text === 'string' && text.length > FAKE_DEAD_LETTER_LIMIT)
+        throw new RangeError(`${name} is ${text.length} characters; the limit is ${FAKE_DEAD_LETTER_LIMIT}`);
+    }
+    const lock = this.release(message);
+    this.bury(lock.stored, {
+      reason: deadLetterReason as string | undefined,
+      description: deadLetterErrorDescription as string | undefined,
+      properties,
+    });
+  }
+
+  renew(message: ServiceBusReceivedMessage): Date {
+    const lock = this.held(message);
+    lock.expiry.abort();
+    lock.until = this.clock.now() + this.lockDurationMs;
+    lock.expiry = new AbortController();
+    this.armExpiry(message.lockToken as string, lock);
+    this.renewals.push({ sequenceNumber: lock.stored.sequenceNumber, at: this.clock.now() });
+    return new Date(lock.until);
+  }
+
+  /** Messages locked right now. */
+  get lockedCount(): number {
+    return this.locks.size;
+  }
+
+  private held(message: ServiceBusReceivedMessage): Lock {
+    const lock = message.lockToken === undefined ? undefined : this.locks.get(message.lockToken);
+    if (!lock || lock.until <= this.clock.now()) {
+      throw new ServiceBusError(
+        `the lock on message ${String(message.messageId)} is lost`,
+        'MessageLockLost',
+      );
+    }
+    return lock;
+  }
+
+  private release(message: ServiceBusReceivedMessage): Lock {
+    const lock = this.held(message);
+    lock.expiry.abort();
+    this.locks.delete(message.lockToken as string);
+    return lock;
+  }
+
+  private armExpiry(token: string, lock: Lock): void {
+    this.clock.sleep(lock.until - this.clock.now(), lock.expiry.signal).then(
+      () => {
+        if (this.locks.get(token) !== lock) return;
+        this.locks.delete(token);
+        this.lockLosses.push({ sequenceNumber: lock.stored.sequenceNumber, at: this.clock.now() });
+        this.redeliver(lock.stored);
+      },
+      () => {}, // settled or renewed first
+    );
+  }
+
+  /** An abandon or a lost lock counts a delivery; past MaxDeliveryCount the broker dead-letters. */
+  private redeliver(stored: Stored): void {
+    stored.deliveryCount++;
+    if (stored.deliveryCount >= this.maxDeliveryCount) {
+      this.bury(stored, {
+        reason: 'MaxDeliveryCountExceeded',
+        description: `Message could not be consumed after ${this.maxDeliveryCount} delivery attempts.`,
+        properties: {},
+      });
+      return;
+    }
+    this.active.unshift(stored);
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  private bury(
+    stored: Stored,
+    why: { reason: string | undefined; description: string | undefined; properties: Record<string, unknown> },
+  ): void {
+    this.deadLetters.push({
+      messageId: stored.sent.messageId,
+      body: stored.sent.body,
+      deadLetterReason: why.reason,
+      deadLetterErrorDescription: why.description,
+      applicationProperties: { ...stored.sent.applicationProperties, ...why.properties },
+      deliveryCount: stored.deliveryCount,
+    });
+  }
+}

@@ -1,0 +1,44 @@
+import type { ServiceBusMessage, ServiceBusReceivedMessage } from '@azure/service-bus';
+import { long } from './long';
+
+/** A message as the fake broker stores it, between deliveries. */
+export interface Stored {
+  sequenceNumber: number;
+  sent: ServiceBusMessage;
+  enqueuedAt: number;
+  deliveryCount: number;
+}
+
+/** The wire: a received message never shares objects with what was sent. */
+export function encode(message: ServiceBusMessage): ServiceBusMessage {
+  return structuredClone(message);
+}
+
+/** A real ServiceBusReceivedMessage, every required field set, as the SDK hands it over. */
+export function received(stored: Stored, lock: { token: string; until: number }): ServiceBusReceivedMessage {
+  const sent = encode(stored.sent);
+  const applicationProperties = sent.applicationProperties ?? {};
+  return {
+    ...sent,
+    applicationProperties,
+    lockToken: lock.token,
+    lockedUntilUtc: new Date(lock.until),
+    deliveryCount: stored.deliveryCount,
+    enqueuedTimeUtc: new Date(stored.enqueuedAt),
+    sequenceNumber: long(stored.sequenceNumber),
+    enqueuedSequenceNumber: stored.sequenceNumber,
+    state: 'active',
+    _rawAmqpMessage: {
+      body: sent.body,
+      bodyType: 'data',
+      applicationProperties,
+      header: { deliveryCount: stored.deliveryCount },
+      properties: {
+        ...(sent.messageId === undefined ? {} : { messageId: sent.messageId }),
+        ...(sent.correlationId === undefined ? {} : { correlationId: sent.correlationId }),
+        ...(sent.subject === undefined ? {} : { subject: sent.subject }),
+        ...(sent.contentType === undefined ? {} : { contentType: sent.contentType }),
+      },
+    },
+  };
+}
