@@ -1,0 +1,87 @@
+/**
+ * The part of the KafkaJS API shape the adapter touches. Both `kafkajs` (2.2.4, tested) and
+ * `@confluentinc/kafka-javascript`'s `KafkaJS` namespace serve this shape, so the adapter is typed
+ * against these structural interfaces and never imports either package at run time.
+ *
+ * The two clients differ in where three settings go (`client` below): KafkaJS takes `acks` per
+ * send, `autoCommit` per run and `fromBeginning` per subscribe; the Confluent client refuses them
+ * there and wants them in the producer's or consumer's own config.
+ */
+
+export type KafkaClient = 'kafkajs' | 'confluent';
+
+export type HeaderValue = Buffer | string | Array<Buffer | string> | undefined;
+export type KafkaHeaders = Record<string, HeaderValue>;
+
+/** A consumed record as both clients hand it over. */
+export interface ConsumedMessage {
+  key: Buffer | null;
+  value: Buffer | null;
+  /** Epoch milliseconds as text (the record's CreateTime unless the topic says LogAppendTime). */
+  timestamp: string;
+  offset: string;
+  headers?: KafkaHeaders;
+}
+
+export interface EachMessagePayloadLike {
+  topic: string;
+  partition: number;
+  message: ConsumedMessage;
+}
+
+export interface TopicPartitions {
+  topic: string;
+  partitions?: number[];
+}
+
+export interface ConsumerLike {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+  subscribe(subscription: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
+  run(config: {
+    eachMessage: (payload: EachMessagePayloadLike) => Promise<void>;
+    autoCommit?: boolean;
+    partitionsConsumedConcurrently?: number;
+  }): Promise<void>;
+  commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string }>): Promise<void>;
+  seek(position: { topic: string; partition: number; offset: string }): void;
+  pause(topics: TopicPartitions[]): void;
+  resume(topics: TopicPartitions[]): void;
+  /** KafkaJS's instrumentation events; used, when present, to notice a new partition assignment. */
+  on?(event: string, listener: (event: unknown) => void): unknown;
+  readonly events?: { GROUP_JOIN: string };
+}
+
+export interface OutgoingMessage {
+  key: Buffer | null;
+  value: Buffer | null;
+  partition: number;
+  headers: Record<string, Buffer | string | Array<Buffer | string>>;
+}
+
+export interface ProducerLike {
+  send(record: { topic: string; messages: OutgoingMessage[]; acks?: number }): Promise<unknown>;
+}
+
+export interface AdminLike {
+  listTopics(): Promise<string[]>;
+  createTopics(options: {
+    topics: Array<{
+      topic: string;
+      numPartitions: number;
+      replicationFactor: number;
+      configEntries: Array<{ name: string; value: string }>;
+    }>;
+    waitForLeaders?: boolean;
+  }): Promise<boolean>;
+  fetchTopicMetadata(options: {
+    topics: string[];
+  }): Promise<{ topics: Array<{ name: string; partitions: unknown[] }> }>;
+  /** A group's committed offsets; "-1" where it has none. */
+  fetchOffsets(options: {
+    groupId: string;
+    topics: string[];
+  }): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>;
+  /** Per partition: `high` is the end of the log (next offset), `low` its first retained offset. */
+  fetchTopicOffsets(topic: string): Promise<Array<{ partition: number; high: string; low: string }>>;
+}

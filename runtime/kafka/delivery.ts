@@ -1,0 +1,322 @@
+import type { KafkaPlan, Level } from '../../policy/plan/types';
+import { readAttempt } from '../attempt';
+import type { Clock, Random } from '../clock';
+import { describeError, HEADERS } from '../dead-letter';
+import type { TargetRules } from '../decide';
+import type { RetryMetrics } from '../metrics';
+import { type FinalDecision, runHandler } from '../run-handler';
+import type { ConsumedMessage, KafkaClient, ProducerLike } from './contract';
+import { dueAt } from './due';
+import { KafkaRetryError } from './errors';
+import type { PartitionGate } from './gate';
+import {
+  type CopyHeaders,
+  deadLetterCopyHeaders,
+  firstFailureAt,
+  headerText,
+  KAFKA_HEADERS,
+  type Origin,
+  originOf,
+  parkedCopyHeaders,
+  retryCopyHeaders,
+} from './headers';
+import type { KafkaHandler, KafkaRetryEvent, KafkaRetryOptions, KafkaRole } from './options';
+import type { KeyOrdering } from './ordering';
+import type { Placement } from './parking';
+import { commitPast, produceCopy } from './produce';
+
+/** What every delivery shares: the rules, the clients, the injected world. */
+export interface Runtime {
+  rules: TargetRules & KafkaPlan;
+  handler: KafkaHandler;
+  producer: ProducerLike;
+  client: KafkaClient;
+  clock: Clock;
+  random: Random;
+  metrics: RetryMetrics;
+  countParked: (role: KafkaRole) => void;
+  /** Present in park-key mode. */
+  ordering?: KeyOrdering;
+  stopping: AbortSignal;
+  emit: (event: KafkaRetryEvent) => void;
+  afterCopyProduced?: KafkaRetryOptions['afterCopyProduced'];
+}
+
+export interface Delivery {
+  role: KafkaRole;
+  consumer: Parameters<typeof commitPast>[0];
+  gate: PartitionGate;
+  topic: string;
+  partition: number;
+  message: ConsumedMessage;
+  /** The retry level whose topic this record was read from (retry role only). */
+  level?: Level;
+}
+
+interface Reading {
+  attempt: number;
+  invalid?: string;
+  origin: Origin;
+  /** The source offset as the key's sequence; undefined when a retry copy lacks its origin. */
+  sequence?: number;
+  parked: boolean;
+}
+
+function read(d: Delivery): Reading {
+  const { message, topic, partition } = d;
+  const self = { topic, partition, offset: message.offset };
+  if (d.role === 'main') {
+    // Attempt 1 on the source topic, whatever a replayed record carries: a replay starts over.
+    return { attempt: 1, origin: self, sequence: Number(message.offset), parked: false };
+  }
+  const origin = originOf(message.headers, self);
+  const attempt = readAttempt(message.headers?.[HEADERS.attempt]);
+  const carriedInvalid = headerText(message.headers, HEADERS.attemptInvalid);
+  const invalid = attempt.invalid ?? carriedInvalid;
+  return {
+    attempt: attempt.attempt,
+    ...(invalid === undefined ? {} : { invalid }),
+    origin,
+    ...(origin.fromHeaders ? { sequence: Number(origin.offset) } : {}),
+    parked: headerText(message.headers, KAFKA_HEADERS.parked) !== undefined,
+  };
+}
+
+/**
+ * One record, main or retry: wait until due, keep key order, run the handler, carry the
+ * decision out, commit. Never throws: a failed step leaves the offset uncommitted and holds the
+ * partition for a back-off, so the record is read again (a duplicate, never a loss).
+ */
+export async function deliver(rt: Runtime, d: Delivery): Promise<void> {
+  const at = { role: d.role, topic: d.topic, partition: d.partition, offset: d.message.offset };
+  try {
+    if (d.role === 'retry') {
+      if (!d.level) throw new KafkaRetryError('unknown-topic', `${d.topic} is not a retry topic of the plan`);
+      const notBefore = headerText(d.message.headers, KAFKA_HEADERS.notBefore);
+      const due = dueAt(notBefore, d.message.timestamp, d.level.waitMs);
+      if (rt.clock.now() < due.dueAt) {
+        d.gate.holdUntil(d.topic, d.partition, d.message.offset, due.dueAt);
+        rt.emit({ type: 'waiting', ...at, dueAt: due.dueAt });
+        return;
+      }
+    }
+    const reading = read(d);
+    const placement = await place(rt, d, reading);
+    if (placement.kind === 'park') {
+      await park(rt, d, reading, placement);
+      rt.emit({
+        type: 'parked',
+        ...at,
+        destination: placement.topic,
+        notBefore: placement.notBefore,
+        behind: placement.head.sequence as number,
+      });
+    } else {
+      await handle(rt, d, reading);
+    }
+    d.gate.succeeded(d.topic, d.partition);
+  } catch (caught) {
+    const error =
+      caught instanceof KafkaRetryError
+        ? caught
+        : new KafkaRetryError(
+            'step-failed',
+            `a step before the commit failed on ${d.topic}[${d.partition}]`,
+            {
+              cause: caught,
+            },
+          );
+    if (rt.stopping.aborted) {
+      d.gate.park(d.topic, d.partition, d.message.offset);
+      rt.emit({ type: 'failed', ...at, error });
+      return;
+    }
+    const retryInMs = d.gate.holdAfterFailure(d.topic, d.partition, d.message.offset);
+    rt.emit({ type: 'failed', ...at, error, retryInMs });
+  }
+}
+
+async function place(rt: Runtime, d: Delivery, reading: Reading): Promise<Placement> {
+  const key = d.message.key;
+  if (!rt.ordering || !key) return { kind: 'handle' };
+  const keyId = key.toString('base64');
+  try {
+    return d.role === 'main'
+      ? await rt.ordering.fromSource(d.partition, d.message.offset, keyId)
+      : await rt.ordering.inChain(d.partition, keyId, reading.sequence);
+  } catch (cause) {
+    if (cause instanceof KafkaRetryError) throw cause;
+    throw new KafkaRetryError('chain-view-failed', 'reading the chain state failed', { cause });
+  }
+}
+
+async function park(
+  rt: Runtime,
+  d: Delivery,
+  reading: Reading,
+  placement: Extract<Placement, { kind: 'park' }>,
+) {
+  const headers = parkedCopyHeaders({
+    incoming: d.message.headers,
+    origin: reading.origin,
+    attempt: reading.attempt,
+    notBefore: placement.notBefore,
+  });
+  await copyThenCommit(rt, d, placement.topic, headers, reading, placement.notBefore);
+  rt.countParked(d.role);
+}
+
+async function handle(rt: Runtime, d: Delivery, reading: Reading): Promise<void> {
+  const run = await runHandler(rt.rules, {
+    attempt: reading.attempt,
+    call: () =>
+      rt.handler(d.message, {
+        attempt: reading.attempt,
+        maxAttempts: rt.rules.maxAttempts,
+        topic: d.topic,
+        partition: d.partition,
+        offset: d.message.offset,
+        origin: {
+          topic: reading.origin.topic,
+          partition: reading.origin.partition,
+          offset: reading.origin.offset,
+        },
+        parked: reading.parked,
+        signal: rt.stopping,
+      }),
+    clock: rt.clock,
+    random: rt.random,
+    metrics: rt.metrics,
+    signal: rt.stopping,
+  });
+  const destination = await carryOut(rt, d, reading, run.decision, run.error);
+  const outcome = {
+    ack: 'success',
+    delayed: 'retry',
+    'dead-letter': 'dead-letter',
+    requeue: 'requeued',
+  } as const;
+  rt.metrics.attempt(outcome[run.decision.kind]);
+  if (run.decision.kind === 'delayed') rt.metrics.retryScheduled('delayed', run.decision.level);
+  if (run.decision.kind === 'dead-letter') rt.metrics.deadLettered(run.decision.reason);
+  rt.emit({
+    type: 'handled',
+    role: d.role,
+    topic: d.topic,
+    partition: d.partition,
+    offset: d.message.offset,
+    attempt: reading.attempt,
+    outcome: outcome[run.decision.kind],
+    ...(destination === undefined ? {} : { destination }),
+  });
+}
+
+/** Returns the topic a copy went to, if any. */
+async function carryOut(
+  rt: Runtime,
+  d: Delivery,
+  reading: Reading,
+  decision: FinalDecision,
+  error: unknown,
+): Promise<string | undefined> {
+  const now = rt.clock.now();
+  switch (decision.kind) {
+    case 'ack':
+      await commit(rt, d);
+      return undefined;
+    case 'requeue':
+      // The runtime is stopping in the middle of an in-memory wait: leave the record uncommitted.
+      d.gate.park(d.topic, d.partition, d.message.offset);
+      return undefined;
+    case 'delayed': {
+      const notBefore = now + decision.delayMs;
+      const headers = retryCopyHeaders({
+        incoming: d.message.headers,
+        origin: reading.origin,
+        nextAttempt: decision.nextAttempt,
+        notBefore,
+        firstFailureAt: firstFailureAt(d.message.headers, now),
+        ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
+      });
+      await copyThenCommit(rt, d, decision.destination, headers, reading, notBefore);
+      return decision.destination;
+    }
+    case 'dead-letter': {
+      const { name, message } = describeError(error);
+      const headers = deadLetterCopyHeaders({
+        incoming: d.message.headers,
+        origin: reading.origin,
+        info: {
+          reason: decision.reason,
+          because: decision.because,
+          errorName: name,
+          errorMessage: message,
+          attempt: reading.attempt,
+          source: d.topic,
+          firstFailureAt: firstFailureAt(d.message.headers, now),
+          deadLetteredAt: now,
+          ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
+        },
+      });
+      await copyThenCommit(rt, d, rt.rules.deadLetterTopic, headers, reading, undefined);
+      return rt.rules.deadLetterTopic;
+    }
+  }
+}
+
+/**
+ * The commit discipline: produce the copy (acks -1), and only once it is acked commit past
+ * the record. A failed produce throws before the commit; so does the fault hook.
+ */
+async function copyThenCommit(
+  rt: Runtime,
+  d: Delivery,
+  destination: string,
+  headers: CopyHeaders,
+  reading: Reading,
+  notBefore: number | undefined,
+): Promise<void> {
+  const { key, value } = d.message;
+  await produceCopy(rt.producer, rt.client, destination, { key, value, headers, partition: d.partition });
+  if (rt.ordering && key && destination !== rt.rules.deadLetterTopic) {
+    rt.ordering.produced({
+      topic: destination,
+      partition: d.partition,
+      keyId: key.toString('base64'),
+      ...(reading.sequence === undefined ? {} : { sequence: reading.sequence }),
+      ...(notBefore === undefined ? {} : { notBefore }),
+      producedAt: rt.clock.now(),
+    });
+  }
+  try {
+    await rt.afterCopyProduced?.({
+      topic: d.topic,
+      partition: d.partition,
+      offset: d.message.offset,
+      destination,
+    });
+  } catch (cause) {
+    throw new KafkaRetryError('step-failed', 'the after-copy hook failed before the commit', { cause });
+  }
+  await commit(rt, d);
+}
+
+/**
+ * Commits past the record. A failed commit is reported and not retried: commits are
+ * cumulative, so the next record's commit covers this one, and if none comes (a rebalance, a
+ * crash) the record is read again: a duplicate, never a loss.
+ */
+async function commit(rt: Runtime, d: Delivery): Promise<void> {
+  try {
+    await commitPast(d.consumer, d.topic, d.partition, d.message.offset);
+  } catch (error) {
+    rt.emit({
+      type: 'failed',
+      role: d.role,
+      topic: d.topic,
+      partition: d.partition,
+      offset: d.message.offset,
+      error: error as KafkaRetryError,
+    });
+  }
+}

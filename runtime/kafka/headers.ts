@@ -1,0 +1,123 @@
+import { type DeadLetterInfo, deadLetterHeaders, HEADERS } from '../dead-letter';
+import type { KafkaHeaders, OutgoingMessage } from './contract';
+
+/**
+ * Headers only the Kafka chain needs, next to the shared ones in runtime/dead-letter.ts. The
+ * original position answers "where did this come from" at the end of the chain, and it is the
+ * per-key sequence number park-key ordering sorts by (see chain-index.ts).
+ */
+export const KAFKA_HEADERS = {
+  notBefore: 'retry-not-before',
+  originalTopic: 'retry-original-topic',
+  originalPartition: 'retry-original-partition',
+  originalOffset: 'retry-original-offset',
+  /** Present on a record that was parked behind an older record of its key, never handled yet. */
+  parked: 'retry-parked',
+} as const;
+
+/** Every header the runtime writes: replaced on each copy, never carried over twice. */
+const OWN_HEADERS = new Set<string>([...Object.values(HEADERS), ...Object.values(KAFKA_HEADERS)]);
+
+export type CopyHeaders = OutgoingMessage['headers'];
+
+/** Where a record entered the chain: the source topic's topic, partition and offset. */
+export interface Origin {
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+/** The first value of a header as text (KafkaJS hands over Buffers, and arrays for repeats). */
+export function headerText(headers: KafkaHeaders | undefined, name: string): string | undefined {
+  const raw = headers?.[name];
+  const first = Array.isArray(raw) ? raw[0] : raw;
+  if (first === undefined) return undefined;
+  return typeof first === 'string' ? first : first.toString('utf8');
+}
+
+/** The producer's headers as they came, without ours. */
+export function keptHeaders(headers: KafkaHeaders | undefined): CopyHeaders {
+  const kept: CopyHeaders = {};
+  for (const [name, value] of Object.entries(headers ?? {})) {
+    if (value !== undefined && !OWN_HEADERS.has(name)) kept[name] = value;
+  }
+  return kept;
+}
+
+function withOurs(incoming: KafkaHeaders | undefined, ours: Record<string, string | number | undefined>) {
+  const headers = keptHeaders(incoming);
+  for (const [name, value] of Object.entries(ours)) if (value !== undefined) headers[name] = String(value);
+  return headers;
+}
+
+/** Reads the origin a copy carries; a record on the source topic is its own origin. */
+export function originOf(headers: KafkaHeaders | undefined, self: Origin): Origin & { fromHeaders: boolean } {
+  const topic = headerText(headers, KAFKA_HEADERS.originalTopic);
+  const partition = Number(headerText(headers, KAFKA_HEADERS.originalPartition));
+  const offset = headerText(headers, KAFKA_HEADERS.originalOffset)?.trim();
+  if (topic && Number.isInteger(partition) && partition >= 0 && offset && /^\d+$/.test(offset)) {
+    return { topic, partition, offset, fromHeaders: true };
+  }
+  return { ...self, fromHeaders: false };
+}
+
+function originHeaders(origin: Origin) {
+  return {
+    [KAFKA_HEADERS.originalTopic]: origin.topic,
+    [KAFKA_HEADERS.originalPartition]: origin.partition,
+    [KAFKA_HEADERS.originalOffset]: origin.offset,
+  };
+}
+
+/** A copy for the next level: the attempt it will be, when it is due, where it came from. */
+export function retryCopyHeaders(input: {
+  incoming: KafkaHeaders | undefined;
+  origin: Origin;
+  nextAttempt: number;
+  notBefore: number;
+  firstFailureAt: number;
+  attemptInvalid?: string;
+}): CopyHeaders {
+  return withOurs(input.incoming, {
+    ...originHeaders(input.origin),
+    [HEADERS.attempt]: input.nextAttempt,
+    [KAFKA_HEADERS.notBefore]: input.notBefore,
+    [HEADERS.firstFailureAt]: input.firstFailureAt,
+    [HEADERS.attemptInvalid]: input.attemptInvalid,
+  });
+}
+
+/**
+ * A record parked behind an older record of its key. It keeps its attempt (1 if it never ran)
+ * and, once it has failed, its first-failure time; its due time is the older record's.
+ */
+export function parkedCopyHeaders(input: {
+  incoming: KafkaHeaders | undefined;
+  origin: Origin;
+  attempt: number;
+  notBefore: number;
+}): CopyHeaders {
+  return withOurs(input.incoming, {
+    ...originHeaders(input.origin),
+    [HEADERS.attempt]: input.attempt,
+    [KAFKA_HEADERS.notBefore]: input.notBefore,
+    [HEADERS.firstFailureAt]: headerText(input.incoming, HEADERS.firstFailureAt),
+    [HEADERS.attemptInvalid]: headerText(input.incoming, HEADERS.attemptInvalid),
+    [KAFKA_HEADERS.parked]: 'true',
+  });
+}
+
+/** The dead-letter copy: the shared reason and error headers, plus where it came from. */
+export function deadLetterCopyHeaders(input: {
+  incoming: KafkaHeaders | undefined;
+  origin: Origin;
+  info: DeadLetterInfo;
+}): CopyHeaders {
+  return withOurs(input.incoming, { ...originHeaders(input.origin), ...deadLetterHeaders(input.info) });
+}
+
+/** When the record first failed: carried on copies, else now. */
+export function firstFailureAt(headers: KafkaHeaders | undefined, now: number): number {
+  const value = Number(headerText(headers, HEADERS.firstFailureAt));
+  return Number.isSafeInteger(value) && value > 0 ? value : now;
+}

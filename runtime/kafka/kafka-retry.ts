@@ -1,0 +1,123 @@
+import { randomUUID } from 'node:crypto';
+import { mathRandom, systemClock } from '../clock';
+import { RetryTopologyError } from '../errors';
+import { createMetrics, globalMeter } from '../metrics';
+import { targetRules } from '../rules';
+import { ChainView } from './chain-view';
+import type { ConsumerLike } from './contract';
+import { type Delivery, deliver, type Runtime } from './delivery';
+import { KafkaRetryError } from './errors';
+import { PartitionGate } from './gate';
+import { KAFKA_DEFAULTS, type KafkaRetryOptions, type KafkaRole } from './options';
+import { KeyOrdering } from './ordering';
+
+export interface KafkaRetry {
+  /**
+   * Runs the main consumer (group `plan.consumerGroup`) on the source topic. Pass a connected
+   * consumer; with KafkaJS give it a short `maxWaitTimeInMs` (a held partition resumes on the
+   * next fetch).
+   */
+  runMain(consumer: ConsumerLike): Promise<void>;
+  /** Runs a retry consumer (group `plan.retryConsumerGroup`) on every level's topic. */
+  runRetry(consumer: ConsumerLike): Promise<void>;
+  /** Aborts in-flight handlers, ends every hold, stops the chain view. Then disconnect the consumers. */
+  stop(): Promise<void>;
+}
+
+/**
+ * The Kafka adapter: the policy's retry behaviour over a retry topic per level and a
+ * dead-letter topic, with per-key order kept when the plan says `park-key` (docs/kafka.md).
+ */
+export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
+  const rules = targetRules(options.plan, 'kafka');
+  const client = options.client ?? KAFKA_DEFAULTS.client;
+  const clock = options.clock ?? systemClock;
+  const meter = options.meter ?? globalMeter();
+  const labels = { policy: options.plan.policy, target: 'kafka' };
+  const parked = meter?.createCounter('retry_topology.kafka.parked', {
+    description: 'Records parked behind an older record of their key',
+  });
+  const stopping = new AbortController();
+  const gates: PartitionGate[] = [];
+
+  let view: ChainView | undefined;
+  if (rules.ordering === 'park-key') {
+    if (!options.admin || !options.viewConsumer) {
+      throw new KafkaRetryError(
+        'ordering-needs-view',
+        `the plan for "${options.plan.policy}" keeps key order (park-key): pass admin and viewConsumer`,
+      );
+    }
+    view = new ChainView({
+      admin: options.admin,
+      consumer: options.viewConsumer(`${rules.retryConsumerGroup}.chain-view.${randomUUID()}`),
+      retryGroup: rules.retryConsumerGroup,
+      retryTopics: rules.levels.map((level) => level.destination),
+      client,
+      clock,
+      catchUpTimeoutMs: options.viewCatchUpTimeoutMs ?? KAFKA_DEFAULTS.viewCatchUpTimeoutMs,
+    });
+  }
+  const viewStarted = view?.start();
+  // Not awaited yet: run* awaits it. A failure here surfaces there, not as an unhandled rejection.
+  viewStarted?.catch(() => undefined);
+
+  const runtime: Runtime = {
+    rules,
+    handler: options.handler,
+    producer: options.producer,
+    client,
+    clock,
+    random: options.random ?? mathRandom,
+    metrics: createMetrics(labels, meter),
+    countParked: (role: KafkaRole) => parked?.add(1, { ...labels, role }),
+    ...(view ? { ordering: new KeyOrdering(view, clock) } : {}),
+    stopping: stopping.signal,
+    emit: (event) => options.onEvent?.(event),
+    afterCopyProduced: options.afterCopyProduced,
+  };
+  const backoff = options.failureBackoff ?? KAFKA_DEFAULTS.failureBackoff;
+  const levelOf = new Map(rules.levels.map((level) => [level.destination, level]));
+
+  async function run(consumer: ConsumerLike, role: KafkaRole, topics: string[], fromBeginning: boolean) {
+    await viewStarted;
+    const gate = new PartitionGate(consumer, clock, backoff);
+    gates.push(gate);
+    if (role === 'main' && consumer.on && consumer.events) {
+      consumer.on(consumer.events.GROUP_JOIN, () => runtime.ordering?.assigned());
+    }
+    await consumer.subscribe({ topics, ...(client === 'kafkajs' ? { fromBeginning } : {}) });
+    await consumer.run({
+      ...(client === 'kafkajs' ? { autoCommit: false } : {}),
+      partitionsConsumedConcurrently:
+        options.partitionsConsumedConcurrently ?? KAFKA_DEFAULTS.partitionsConsumedConcurrently,
+      eachMessage: async ({ topic, partition, message }) => {
+        const level = levelOf.get(topic);
+        const delivery: Delivery = {
+          role,
+          consumer,
+          gate,
+          topic,
+          partition,
+          message,
+          ...(role === 'retry' && level ? { level } : {}),
+        };
+        await deliver(runtime, delivery);
+      },
+    });
+  }
+
+  return {
+    runMain: (consumer) =>
+      run(consumer, 'main', [rules.sourceTopic], options.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning),
+    // A retry group with no committed offset yet must start at the beginning: the first copies
+    // may be produced before it ever joins.
+    runRetry: (consumer) => run(consumer, 'retry', [...levelOf.keys()], true),
+    async stop() {
+      stopping.abort(new RetryTopologyError('consumer-stopped', 'the Kafka retry runtime is stopping'));
+      for (const gate of gates) gate.stop();
+      await viewStarted?.catch(() => undefined);
+      await view?.stop();
+    },
+  };
+}

@@ -1,0 +1,94 @@
+import type { RetryPlan } from '../../policy/plan/types';
+import type { Clock, Random } from '../clock';
+import type { MeterLike } from '../metrics';
+import type { AdminLike, ConsumedMessage, ConsumerLike, KafkaClient, ProducerLike } from './contract';
+import type { KafkaRetryError } from './errors';
+import type { Origin } from './headers';
+
+export interface KafkaHandlerContext {
+  /** This delivery's attempt, from 1. */
+  attempt: number;
+  maxAttempts: number;
+  /** Where this delivery was read from (the source topic or a retry topic). */
+  topic: string;
+  partition: number;
+  offset: string;
+  /** The record's position on the source topic: stable along the chain, a natural idempotency key. */
+  origin: Origin;
+  /** True when the record waited in the chain behind an older record of its key. */
+  parked: boolean;
+  /** Aborted when the runtime stops. */
+  signal: AbortSignal;
+}
+
+export type KafkaHandler = (message: ConsumedMessage, context: KafkaHandlerContext) => Promise<void>;
+
+export type KafkaRole = 'main' | 'retry';
+
+interface At {
+  role: KafkaRole;
+  topic: string;
+  partition: number;
+  offset: string;
+}
+
+/** What the runtime did, for logs and tests. Errors it recovered from come as `failed`. */
+export type KafkaRetryEvent =
+  | (At & {
+      type: 'handled';
+      attempt: number;
+      outcome: 'success' | 'retry' | 'dead-letter' | 'requeued';
+      /** The retry or dead-letter topic the copy went to. */
+      destination?: string;
+    })
+  | (At & { type: 'parked'; destination: string; notBefore: number; behind: number })
+  | (At & { type: 'waiting'; dueAt: number })
+  | (At & { type: 'failed'; error: KafkaRetryError; retryInMs?: number });
+
+export interface KafkaRetryOptions {
+  plan: RetryPlan;
+  handler: KafkaHandler;
+  /** A connected producer. With the Confluent client, configure it with acks -1 (its default). */
+  producer: ProducerLike;
+  /** park-key ordering only: reads the retry group's committed offsets and the log ends. */
+  admin?: AdminLike;
+  /**
+   * park-key ordering only: makes the (unconnected) consumer the chain view reads the retry
+   * topics with, in the group id it is given (fresh per process). Give it a short
+   * `maxWaitTimeInMs`; with the Confluent client also `fromBeginning: true` and `autoCommit: false`.
+   */
+  viewConsumer?: (groupId: string) => ConsumerLike;
+  /** Which client serves the KafkaJS API shape. Default 'kafkajs'. */
+  client?: KafkaClient;
+  clock?: Clock;
+  random?: Random;
+  meter?: MeterLike;
+  /** Back-off after a failed produce, fault-hook or chain-view step, doubling per failure in a row. */
+  failureBackoff?: { initialMs: number; maxMs: number };
+  /** How long a chain-view snapshot may wait for its reader. */
+  viewCatchUpTimeoutMs?: number;
+  /** Where the main consumer starts when its group has no committed offset (KafkaJS `fromBeginning`). */
+  fromBeginning?: boolean;
+  partitionsConsumedConcurrently?: number;
+  onEvent?: (event: KafkaRetryEvent) => void;
+  /** For fault tests: runs after a copy is acked and before the offset is committed. */
+  afterCopyProduced?: (at: {
+    topic: string;
+    partition: number;
+    offset: string;
+    destination: string;
+  }) => Promise<void> | void;
+}
+
+export const KAFKA_DEFAULTS = {
+  client: 'kafkajs' as KafkaClient,
+  /**
+   * A send that failed has already been retried by the client (KafkaJS: 5 retries from 300 ms),
+   * so the broker is in trouble: start at 500 ms and stay under a minute between tries.
+   */
+  failureBackoff: { initialMs: 500, maxMs: 30_000 },
+  /** The reader tails low-volume topics; 15 s behind means it is stuck, not slow. */
+  viewCatchUpTimeoutMs: 15_000,
+  fromBeginning: false,
+  partitionsConsumedConcurrently: 1,
+};

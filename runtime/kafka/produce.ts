@@ -1,0 +1,39 @@
+import type { ConsumerLike, KafkaClient, OutgoingMessage, ProducerLike } from './contract';
+import { KafkaRetryError } from './errors';
+
+/**
+ * Produces one copy and resolves only once every in-sync replica has it (acks -1). The
+ * partition is explicit, the source record's own: a custom partitioner, or a key hashed by a
+ * different client, cannot move a key to another partition along the chain.
+ */
+export async function produceCopy(
+  producer: ProducerLike,
+  client: KafkaClient,
+  topic: string,
+  message: OutgoingMessage,
+): Promise<void> {
+  try {
+    // The Confluent client refuses a per-send `acks`; its producer config carries acks (-1 by default).
+    await producer.send({ topic, messages: [message], ...(client === 'kafkajs' ? { acks: -1 } : {}) });
+  } catch (cause) {
+    throw new KafkaRetryError('produce-failed', `producing to ${topic}[${message.partition}] failed`, {
+      cause,
+    });
+  }
+}
+
+/** Commits past `offset`: the next record of the partition is where a new owner starts. */
+export async function commitPast(
+  consumer: ConsumerLike,
+  topic: string,
+  partition: number,
+  offset: string,
+): Promise<void> {
+  try {
+    await consumer.commitOffsets([{ topic, partition, offset: (BigInt(offset) + 1n).toString() }]);
+  } catch (cause) {
+    throw new KafkaRetryError('commit-failed', `committing ${topic}[${partition}] past ${offset} failed`, {
+      cause,
+    });
+  }
+}

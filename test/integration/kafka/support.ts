@@ -1,0 +1,175 @@
+import { randomBytes } from 'node:crypto';
+import { type Admin, type Consumer, type ConsumerConfig, Kafka, logLevel, type Producer } from 'kafkajs';
+import { derivePlan, type KafkaPlan, type PolicyInput, parsePolicy, type RetryPlan } from '../../../policy';
+import {
+  type ConsumedMessage,
+  createKafkaRetry,
+  declareKafkaTopology,
+  type KafkaRetry,
+  type KafkaRetryOptions,
+} from '../../../runtime/kafka';
+
+export const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
+export const kafka = new Kafka({
+  clientId: 'retry-topology-it',
+  brokers: BROKERS,
+  logLevel: logLevel.NOTHING,
+});
+
+/**
+ * Consumer settings for tests. A short fetch wait, because a held partition resumes on the next
+ * fetch; a 10 s session, so a loaded 2-core machine does not drop a member by accident.
+ */
+export const FAST: Partial<ConsumerConfig> = {
+  maxWaitTimeInMs: 100,
+  sessionTimeout: 10_000,
+  heartbeatInterval: 500,
+};
+
+/** A fresh name per test run: other engineers' tests share the broker. */
+export function uniqueName(prefix: string): string {
+  return `it-kafka-${prefix}-${randomBytes(3).toString('hex')}`;
+}
+
+/** The seeds' policy on Kafka: 4 attempts, waits 1 s, 2 s, 4 s, no jitter, 3 partitions. */
+export function kafkaPlan(
+  name: string,
+  spec: Partial<PolicyInput['spec']> = {},
+  target: Record<string, unknown> = {},
+): RetryPlan {
+  return derivePlan(
+    parsePolicy({
+      apiVersion: 'retry-topology/v1',
+      kind: 'RetryPolicy',
+      metadata: { name },
+      spec: {
+        consumer: 'billing',
+        maxAttempts: 4,
+        backoff: { type: 'list', delays: ['1s', '2s', '4s'] },
+        jitter: 'none',
+        classify: { presets: ['http-transient'], permanent: { errorNames: ['InvalidCurrencyError'] } },
+        idempotency: { idempotent: true, key: 'orderId' },
+        targets: {
+          kafka: {
+            topic: `${name}.orders`,
+            consumerGroup: `${name}.billing`,
+            partitions: 3,
+            declareTopic: true,
+            replicationFactor: 1,
+            minInSyncReplicas: 1,
+            ...target,
+          },
+        },
+        ...spec,
+      },
+    } as PolicyInput),
+  );
+}
+
+export function kafkaOf(plan: RetryPlan): KafkaPlan {
+  const target = plan.targets.kafka;
+  if (!target) throw new Error('the plan has no kafka target');
+  return target;
+}
+
+/** Everything a test opens, closed in reverse order by `close`; topics and groups deleted. */
+export class Harness {
+  readonly admin: Admin = kafka.admin();
+  readonly producer: Producer = kafka.producer({ allowAutoTopicCreation: false });
+  private readonly closers: Array<() => Promise<unknown>> = [];
+
+  constructor(readonly plan: RetryPlan) {}
+
+  get target(): KafkaPlan {
+    return kafkaOf(this.plan);
+  }
+
+  async open(): Promise<this> {
+    await this.admin.connect();
+    await this.producer.connect();
+    await declareKafkaTopology(this.admin, this.plan);
+    return this;
+  }
+
+  /** A connected consumer in `groupId`, disconnected on close. */
+  async consumer(groupId: string, config: Partial<ConsumerConfig> = {}): Promise<Consumer> {
+    const consumer = kafka.consumer({ groupId, ...FAST, ...config });
+    await consumer.connect();
+    this.closers.push(() => consumer.disconnect());
+    return consumer;
+  }
+
+  /** The runtime with both consumers running; stopped on close. */
+  async start(
+    options: Omit<KafkaRetryOptions, 'plan' | 'producer'>,
+  ): Promise<{ retry: KafkaRetry; main: Consumer; retrying: Consumer }> {
+    const retry = createKafkaRetry({
+      plan: this.plan,
+      producer: this.producer,
+      admin: this.admin,
+      viewConsumer: (groupId) => kafka.consumer({ groupId, ...FAST }),
+      fromBeginning: true,
+      ...options,
+    });
+    this.closers.push(() => retry.stop());
+    const main = await this.consumer(this.target.consumerGroup);
+    const retrying = await this.consumer(this.target.retryConsumerGroup);
+    await retry.runMain(main);
+    await retry.runRetry(retrying);
+    return { retry, main, retrying };
+  }
+
+  async send(records: Array<{ key: string | null; value: string; partition?: number }>): Promise<void> {
+    for (const record of records) {
+      await this.producer.send({
+        topic: this.target.sourceTopic,
+        messages: [{ key: record.key, value: record.value, partition: record.partition ?? 0 }],
+      });
+    }
+  }
+
+  /** Every record in `topic` from the start, once `count` of them are there. */
+  async readAll(topic: string, count: number, timeoutMs = 30_000): Promise<ConsumedMessage[]> {
+    const read: ConsumedMessage[] = [];
+    const reader = await this.consumer(`${topic}.reader.${randomBytes(3).toString('hex')}`);
+    await reader.subscribe({ topics: [topic], fromBeginning: true });
+    await reader.run({ eachMessage: async ({ message }) => void read.push(message) });
+    await waitFor(() => read.length >= count, timeoutMs, `${count} records in ${topic}`);
+    return read;
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.closers.splice(0).reverse()) await close().catch(() => undefined);
+    const groups = (await this.admin.listGroups().catch(() => ({ groups: [] }))).groups
+      .map((group) => group.groupId)
+      .filter((id) => id.includes(this.plan.policy));
+    await this.admin.deleteGroups(groups).catch(() => undefined);
+    const topics = [...new Set([...this.target.topics.map((spec) => spec.name), this.target.sourceTopic])];
+    await this.admin.deleteTopics({ topics }).catch(() => undefined);
+    await this.producer.disconnect().catch(() => undefined);
+    await this.admin.disconnect().catch(() => undefined);
+  }
+}
+
+export async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+export function http503(): Error {
+  return Object.assign(new Error('HTTP 503 from the payment provider'), {
+    name: 'HttpRequestError',
+    status: 503,
+  });
+}
+
+export class InvalidCurrencyError extends Error {}
+
+export function header(message: ConsumedMessage, name: string): string | undefined {
+  const raw = message.headers?.[name];
+  const first = Array.isArray(raw) ? raw[0] : raw;
+  return first === undefined ? undefined : first.toString();
+}
