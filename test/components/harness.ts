@@ -64,7 +64,7 @@ function mockState(args: pulumi.runtime.MockResourceArgs): Record<string, unknow
 }
 
 /** Runs `build` under fresh mocks and waits until every registration has reached the mock. */
-export async function record(build: () => void): Promise<Recording> {
+export async function record(build: () => void | Promise<unknown>): Promise<Recording> {
   const recording: Recording = { mockCalls: [], registrations: [], outputs: new Map() };
   await pulumi.runtime.setMocks(
     {
@@ -101,7 +101,7 @@ export async function record(build: () => void): Promise<Recording> {
     recording.outputs.set(req.getUrn(), pulumi.runtime.deserializeProperties(req.getOutputs() as never));
     return registerOutputs(req, callback);
   };
-  build();
+  await build();
   await settle();
   return recording;
 }

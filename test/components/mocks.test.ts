@@ -48,8 +48,12 @@ it('the mock received every resource: newResource calls by type are what billing
 it('each record() gets fresh mocks: a second build does not see the first one', async () => {
   if (!billing) throw new Error('policies/billing.yaml is missing');
   const { KafkaRetryTopology } = await import('../../components');
-  const first = await record(() => new KafkaRetryTopology('one', { plan: billing }));
-  const second = await record(() => new KafkaRetryTopology('two', { plan: billing }));
+  const first = await record(() => {
+    new KafkaRetryTopology('one', { plan: billing });
+  });
+  const second = await record(() => {
+    new KafkaRetryTopology('two', { plan: billing });
+  });
   expect(first.mockCalls.map((call) => call.name)).not.toContain('two-dlt');
   expect(second.mockCalls.map((call) => call.name)).not.toContain('one-dlt');
   expect(second.mockCalls).toHaveLength(1 + 5);
