@@ -8,13 +8,13 @@ import { queueHarness, serviceBusPlan } from './harness';
  * as attempt 1, the raw value is kept for the dead letter, and every copy carries a valid attempt.
  */
 const malformed: Array<[string, string | number | boolean]> = [
-  ['text', 'three'],
-  ['negative', -1],
-  ['zero', 0],
-  ['fractional', 1.5],
-  ['huge', 5_000_000],
-  ['exponent text', '1e3'],
-  ['boolean', true],
+  ['a text', 'three'],
+  ['a negative', -1],
+  ['a zero', 0],
+  ['a fractional', 1.5],
+  ['a huge', 5_000_000],
+  ['an exponent-notation', '1e3'],
+  ['a boolean', true],
 ];
 
 async function deliver(value: string | number | boolean, failure: Error) {
@@ -27,7 +27,7 @@ async function deliver(value: string | number | boolean, failure: Error) {
   return harness;
 }
 
-describe.each(malformed)('a %s attempt property (%s)', (_, value) => {
+describe.each(malformed)('%s attempt property (%s)', (_, value) => {
   it('is handled as attempt 1, and its transient failure schedules attempt 2', async () => {
     const { seen, sender } = await deliver(value, httpError(503));
     expect(seen[0]?.attempt).toBe(1);
