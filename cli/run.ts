@@ -1,6 +1,7 @@
 import { PLAN_USAGE, planCommand } from './commands/plan';
 import { RENDER_USAGE, renderCommand } from './commands/render';
 import { SCHEMA_USAGE, schemaCommand } from './commands/schema';
+import { SIMULATE_USAGE, simulateCommand } from './commands/simulate';
 import { VALIDATE_USAGE, validateCommand } from './commands/validate';
 import { EXIT, type Output } from './output';
 
@@ -11,6 +12,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   plan: { run: planCommand, usage: PLAN_USAGE },
   schema: { run: schemaCommand, usage: SCHEMA_USAGE },
   render: { run: renderCommand, usage: RENDER_USAGE },
+  simulate: { run: simulateCommand, usage: SIMULATE_USAGE },
 };
 
 export function usage(): string {
