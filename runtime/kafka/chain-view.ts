@@ -61,8 +61,10 @@ export class ChainView {
       ...(client === 'kafkajs' ? { autoCommit: false } : {}),
       eachMessage: async ({ topic, partition, message }) => this.read(topic, partition, message),
     });
-    // Start where the chain starts, not at the start of the retention (days of old copies).
-    for (const need of await this.needs()) this.seek(need);
+    // Start where the chain starts, not at the start of the retention (days of old copies). A
+    // failure here only costs time: the reader then reads from the start, and snapshots wait.
+    const needs = await this.needs().catch(() => []);
+    for (const need of needs) this.seek(need);
   }
 
   async stop(): Promise<void> {
@@ -134,7 +136,14 @@ export class ChainView {
 
   private async take(): Promise<void> {
     const round = ++this.started;
-    const needs = await this.needs();
+    let needs: Need[];
+    try {
+      needs = await this.needs();
+    } catch (cause) {
+      throw new KafkaRetryError('chain-view-failed', 'reading committed offsets or log ends failed', {
+        cause,
+      });
+    }
     const caughtUp = () => needs.every((n) => this.index.covered(n.topic, n.partition, n.floor, n.high));
     const deadline = this.options.clock.now() + this.options.catchUpTimeoutMs;
     while (!caughtUp()) {

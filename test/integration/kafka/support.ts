@@ -99,10 +99,16 @@ export class Harness {
     return consumer;
   }
 
-  /** The runtime with both consumers running; stopped on close. */
+  /** The runtime with both consumers running; `stop` ends it early (a process going away), else close does. */
   async start(
-    options: Omit<KafkaRetryOptions, 'plan' | 'producer'>,
-  ): Promise<{ retry: KafkaRetry; main: Consumer; retrying: Consumer }> {
+    options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & { producer?: KafkaRetryOptions['producer'] },
+    consumers: {
+      main?: Partial<ConsumerConfig>;
+      retry?: Partial<ConsumerConfig>;
+      /** Runs before the consumers join: where a test attaches its event listeners. */
+      beforeRun?: (main: Consumer, retrying: Consumer) => void;
+    } = {},
+  ): Promise<Instance> {
     const retry = createKafkaRetry({
       plan: this.plan,
       producer: this.producer,
@@ -111,12 +117,21 @@ export class Harness {
       fromBeginning: true,
       ...options,
     });
-    this.closers.push(() => retry.stop());
-    const main = await this.consumer(this.target.consumerGroup);
-    const retrying = await this.consumer(this.target.retryConsumerGroup);
+    const main = kafka.consumer({ groupId: this.target.consumerGroup, ...FAST, ...consumers.main });
+    const retrying = kafka.consumer({ groupId: this.target.retryConsumerGroup, ...FAST, ...consumers.retry });
+    consumers.beforeRun?.(main, retrying);
+    let stopped = false;
+    const stop = async () => {
+      if (stopped) return;
+      stopped = true;
+      await retry.stop();
+      await Promise.all([main.disconnect(), retrying.disconnect()]);
+    };
+    this.closers.push(stop);
+    await Promise.all([main.connect(), retrying.connect()]);
     await retry.runMain(main);
     await retry.runRetry(retrying);
-    return { retry, main, retrying };
+    return { retry, main, retrying, stop };
   }
 
   async send(records: Array<{ key: string | null; value: string; partition?: number }>): Promise<void> {
@@ -144,11 +159,22 @@ export class Harness {
       .map((group) => group.groupId)
       .filter((id) => id.includes(this.plan.policy));
     await this.admin.deleteGroups(groups).catch(() => undefined);
+    // Only those that exist: KafkaJS retries a delete of an unknown topic for seconds.
+    const present = new Set(await this.admin.listTopics().catch(() => []));
     const topics = [...new Set([...this.target.topics.map((spec) => spec.name), this.target.sourceTopic])];
-    await this.admin.deleteTopics({ topics }).catch(() => undefined);
+    await this.admin
+      .deleteTopics({ topics: topics.filter((topic) => present.has(topic)) })
+      .catch(() => undefined);
     await this.producer.disconnect().catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);
   }
+}
+
+export interface Instance {
+  retry: KafkaRetry;
+  main: Consumer;
+  retrying: Consumer;
+  stop(): Promise<void>;
 }
 
 export async function waitFor(check: () => boolean, timeoutMs: number, what: string): Promise<void> {

@@ -1,0 +1,78 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { KAFKA_HEADERS } from '../../../runtime/kafka';
+import { Harness, header, http503, kafkaPlan, uniqueName, waitFor } from './support';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/**
+ * The consumer's liveness timeouts. KafkaJS has no max.poll.interval.ms: a member that does not
+ * heartbeat for sessionTimeout is evicted, and it heartbeats only between records. 6 s is the
+ * broker's smallest allowed session (group.min.session.timeout.ms, Kafka 4.4.0 default).
+ */
+const LIVENESS = {
+  sessionTimeout: 6_000,
+  rebalanceTimeout: 6_000,
+  heartbeatInterval: 500,
+  maxWaitTimeInMs: 100,
+};
+
+describe('a retry wait longer than the consumer liveness timeout', () => {
+  it('holds the record by pause/resume with no rebalance, where a blocking wait gets the member evicted', async () => {
+    harness = await new Harness(
+      kafkaPlan(
+        uniqueName('liveness'),
+        { maxAttempts: 2, backoff: { type: 'list', delays: ['10s'] } },
+        { partitions: 1, maxPollInterval: '6s' },
+      ),
+    ).open();
+    const { target } = harness;
+    const level = target.levels[0];
+    if (!level) throw new Error('no level');
+    const attempts: Array<{ attempt: number; at: number }> = [];
+    const joins: number[] = [];
+    const troubles: string[] = [];
+    await harness.start(
+      {
+        handler: async (_message, context) => {
+          attempts.push({ attempt: context.attempt, at: Date.now() });
+          if (context.attempt === 1) throw http503();
+        },
+      },
+      {
+        retry: LIVENESS,
+        beforeRun: (_main, retrying) => {
+          retrying.on(retrying.events.GROUP_JOIN, () => void joins.push(Date.now()));
+          retrying.on(retrying.events.REBALANCING, () => void troubles.push('rebalancing'));
+          retrying.on(retrying.events.CRASH, () => void troubles.push('crash'));
+        },
+      },
+    );
+
+    // The peer to beat, on the same copies: the seed's WaitUntilDue, sleeping in the handler.
+    const naive = await harness.consumer(`${target.consumerGroup}.naive`, LIVENESS);
+    const naiveJoins: number[] = [];
+    naive.on(naive.events.GROUP_JOIN, () => void naiveJoins.push(Date.now()));
+    await naive.subscribe({ topics: [level.destination], fromBeginning: true });
+    await naive.run({
+      eachMessage: async ({ message }) => {
+        const due = Number(header(message, KAFKA_HEADERS.notBefore));
+        await new Promise((resolve) => setTimeout(resolve, Math.max(0, due - Date.now())));
+      },
+    });
+
+    await harness.send([{ key: 'order-1', value: 'A', partition: 0 }]);
+    await waitFor(() => attempts.length === 2, 40_000, 'attempt 2');
+    // The naive member comes back from its sleep, finds it was evicted, and joins again.
+    await waitFor(() => naiveJoins.length >= 2, 30_000, 'the blocking consumer to rejoin');
+
+    const [first, second] = attempts;
+    expect(second?.attempt).toBe(2);
+    expect((second?.at ?? 0) - (first?.at ?? 0)).toBeGreaterThanOrEqual(10_000);
+    expect(joins).toHaveLength(1);
+    expect(troubles).toEqual([]);
+  });
+});

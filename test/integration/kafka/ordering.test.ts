@@ -1,0 +1,114 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { HEADERS } from '../../../runtime';
+import type { KafkaHandler, KafkaRetryEvent } from '../../../runtime/kafka';
+import { Harness, header, http503, kafkaPlan, uniqueName, waitFor } from './support';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+/** A handler that fails the named records a number of times, and logs what it finished, in order. */
+function ordersHandler(failures: Record<string, number>) {
+  const done: Array<{ id: string; attempt: number; parked: boolean }> = [];
+  const tries = new Map<string, number>();
+  const handler: KafkaHandler = async (message, context) => {
+    const id = String(message.value);
+    const tried = (tries.get(id) ?? 0) + 1;
+    tries.set(id, tried);
+    if (tried <= (failures[id] ?? 0)) throw http503();
+    done.push({ id, attempt: context.attempt, parked: context.parked });
+  };
+  return { done, handler, ids: () => done.map((each) => each.id) };
+}
+
+describe('per-key order on a real Kafka (seed 002, ★★★)', () => {
+  it('plain retry topics: OrderCancelled overtakes OrderPlaced while it waits in retry', async () => {
+    harness = await new Harness(kafkaPlan(uniqueName('plain'))).open();
+    const orders = ordersHandler({ OrderPlaced: 1 });
+    await harness.start({ handler: orders.handler });
+    await harness.send([
+      { key: 'order-42', value: 'OrderPlaced' },
+      { key: 'order-42', value: 'OrderCancelled' },
+    ]);
+    await waitFor(() => orders.done.length === 2, 20_000, 'both records');
+    expect(orders.ids()).toEqual(['OrderCancelled', 'OrderPlaced']);
+  });
+
+  it('park-key: later records of the key wait behind OrderPlaced, other keys do not', async () => {
+    harness = await new Harness(kafkaPlan(uniqueName('park'), { ordering: 'per-key' })).open();
+    expect(harness.target.ordering).toBe('park-key');
+    const orders = ordersHandler({ OrderPlaced: 1 });
+    const events: KafkaRetryEvent[] = [];
+    await harness.start({ handler: orders.handler, onEvent: (event) => events.push(event) });
+    await harness.send([
+      { key: 'order-42', value: 'OrderPlaced' },
+      { key: 'order-42', value: 'OrderUpdated' },
+      { key: 'order-42', value: 'OrderCancelled' },
+      { key: 'order-7', value: 'OtherOrderPlaced' },
+    ]);
+    await waitFor(() => orders.done.length === 4, 20_000, 'all four records');
+    expect(orders.ids()).toEqual(['OtherOrderPlaced', 'OrderPlaced', 'OrderUpdated', 'OrderCancelled']);
+    expect(orders.done.map((each) => [each.id, each.attempt, each.parked])).toEqual([
+      ['OtherOrderPlaced', 1, false],
+      ['OrderPlaced', 2, false],
+      ['OrderUpdated', 1, true],
+      ['OrderCancelled', 1, true],
+    ]);
+    const parked = events.filter((event) => event.type === 'parked' && event.role === 'main');
+    expect(parked.map((event) => event.offset)).toEqual(['1', '2']);
+    expect(events.filter((event) => event.type === 'failed')).toEqual([]);
+  });
+
+  it('park-key: a follower is released, in order, when the record ahead of it is dead-lettered', async () => {
+    const plan = kafkaPlan(uniqueName('dlt-head'), {
+      ordering: 'per-key',
+      maxAttempts: 2,
+      backoff: { type: 'list', delays: ['1s'] },
+    });
+    harness = await new Harness(plan).open();
+    const orders = ordersHandler({ OrderPlaced: 99 });
+    await harness.start({ handler: orders.handler });
+    await harness.send([
+      { key: 'order-42', value: 'OrderPlaced' },
+      { key: 'order-42', value: 'OrderCancelled' },
+    ]);
+    const [dead] = await harness.readAll(harness.target.deadLetterTopic, 1, 20_000);
+    await waitFor(() => orders.done.length === 1, 20_000, 'the follower');
+    expect(String(dead?.value)).toBe('OrderPlaced');
+    expect(header(dead as never, HEADERS.reason)).toBe('exhausted');
+    expect(orders.done).toEqual([{ id: 'OrderCancelled', attempt: 1, parked: true }]);
+  });
+
+  it('park-key survives a restart: a new process finds the key in the chain from the broker alone', async () => {
+    // A 4 s wait leaves time to stop one process and start another while OrderPlaced waits.
+    const plan = kafkaPlan(uniqueName('restart'), {
+      ordering: 'per-key',
+      maxAttempts: 2,
+      backoff: { type: 'list', delays: ['4s'] },
+    });
+    harness = await new Harness(plan).open();
+    const orders = ordersHandler({ OrderPlaced: 1 });
+    const first: KafkaRetryEvent[] = [];
+    const before = await harness.start({ handler: orders.handler, onEvent: (event) => first.push(event) });
+    await harness.send([{ key: 'order-42', value: 'OrderPlaced' }]);
+    await waitFor(
+      () => first.some((event) => event.type === 'handled' && event.outcome === 'retry'),
+      20_000,
+      'OrderPlaced in the retry topic',
+    );
+    await before.stop();
+
+    // Nothing in memory survives: a new runtime, new consumers, a new chain view.
+    await harness.send([{ key: 'order-42', value: 'OrderCancelled' }]);
+    const second: KafkaRetryEvent[] = [];
+    await harness.start({ handler: orders.handler, onEvent: (event) => second.push(event) });
+    await waitFor(() => orders.done.length === 2, 30_000, 'both records');
+    expect(orders.done).toEqual([
+      { id: 'OrderPlaced', attempt: 2, parked: false },
+      { id: 'OrderCancelled', attempt: 1, parked: true },
+    ]);
+    expect(second.some((event) => event.type === 'parked' && event.role === 'main')).toBe(true);
+  });
+});
