@@ -1,3 +1,4 @@
+import { DIFF_USAGE, diffCommand } from './commands/diff';
 import { PLAN_USAGE, planCommand } from './commands/plan';
 import { RENDER_USAGE, renderCommand } from './commands/render';
 import { SCHEMA_USAGE, schemaCommand } from './commands/schema';
@@ -11,6 +12,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   validate: { run: validateCommand, usage: VALIDATE_USAGE },
   plan: { run: planCommand, usage: PLAN_USAGE },
   schema: { run: schemaCommand, usage: SCHEMA_USAGE },
+  diff: { run: diffCommand, usage: DIFF_USAGE },
   render: { run: renderCommand, usage: RENDER_USAGE },
   simulate: { run: simulateCommand, usage: SIMULATE_USAGE },
 };

@@ -1,6 +1,7 @@
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
+import { expect } from 'vitest';
 import { run } from '../../cli/run';
 
 /** Runs one command line in-process and captures what it writes. */
@@ -23,3 +24,21 @@ export function tempPolicy(text: string, name = 'policy.yaml'): string {
 
 /** The billing example with full jitter, so waits are ranges on the targets that can apply it. */
 export const BILLING_FULL_JITTER = BILLING.replace('  jitter: none', '  jitter: full');
+
+/**
+ * Compares output with test/golden/<name>; UPDATE_GOLDEN=1 writes it instead. A difference fails
+ * with the diff, so a change to a picture or a comment is always a reviewed change.
+ */
+export function expectGolden(name: string, actual: string): void {
+  const file = join('test', 'golden', name);
+  if (process.env.UPDATE_GOLDEN === '1') {
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, actual);
+    return;
+  }
+  if (!existsSync(file))
+    throw new Error(`${file} is missing: run UPDATE_GOLDEN=1 npx vitest run test/cli, then review it`);
+  expect(actual, `${file} differs: if the change is intended, run UPDATE_GOLDEN=1 and review the diff`).toBe(
+    readFileSync(file, 'utf8'),
+  );
+}

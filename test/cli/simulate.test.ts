@@ -5,7 +5,7 @@ import { parseRate } from '../../cli/simulate/rate';
 import { runSimulation, type SimulationReport } from '../../cli/simulate/run';
 import { derivePlan, loadPolicyText } from '../../policy';
 import { drawWait } from '../../runtime';
-import { BILLING, BILLING_FULL_JITTER, cli, tempPolicy } from './cli-harness';
+import { BILLING, BILLING_FULL_JITTER, cli, expectGolden, tempPolicy } from './cli-harness';
 
 function planOf(text: string) {
   const [loaded] = loadPolicyText(text).policies;
@@ -165,5 +165,26 @@ describe('retry-topology simulate', () => {
     const huge = await cli('simulate', file, '--outage', '1d', '--rate', '1000/s');
     expect(huge.code).toBe(2);
     expect(huge.err).toContain('messages');
+  });
+});
+
+describe('golden simulation of policies/billing.yaml', () => {
+  it.each([
+    ['text', 'txt'],
+    ['svg', 'svg'],
+  ])('10 minutes at 100/s as %s', async (format, extension) => {
+    const result = await cli(
+      'simulate',
+      'policies/billing.yaml',
+      '--outage',
+      '10m',
+      '--rate',
+      '100/s',
+      '--seed',
+      '1',
+      '--format',
+      format,
+    );
+    expectGolden(`billing.simulate.${extension}`, result.out);
   });
 });

@@ -1,0 +1,121 @@
+import { derivePlan, formatPath, hasErrors, type Issue, type RetryPlan } from '../../policy';
+import { fileKey, type Side } from './sources';
+
+/**
+ * Pairs the policies of two sides by name and says what happened to each, and which findings
+ * are new or resolved. A policy with errors has no plan, but it is still there: a side that
+ * breaks a policy shows it as changed (to "no plan"), not as removed.
+ */
+
+export interface PolicyState {
+  /** Undefined when the policy has errors (or its document failed the schema). */
+  plan?: RetryPlan;
+  file: string;
+}
+
+export type PolicyStatus = 'added' | 'removed' | 'changed' | 'unchanged';
+
+export interface PolicyPair {
+  name: string;
+  status: PolicyStatus;
+  before?: PolicyState;
+  after?: PolicyState;
+}
+
+export interface FindingChange {
+  kind: 'new' | 'resolved';
+  found: Issue;
+  /** The policy name, or the file name for a document that never became a policy. */
+  owner: string;
+}
+
+export interface Comparison {
+  pairs: PolicyPair[];
+  findings: FindingChange[];
+  /** Findings present on both sides. */
+  unchangedFindings: number;
+  /** Errors in the new side that the old side did not have: the diff fails on these. */
+  newErrors: number;
+}
+
+function states(side: Side): Map<string, PolicyState> {
+  const out = new Map<string, PolicyState>();
+  for (const loaded of side.policies) {
+    const name = loaded.policy.name;
+    const own = side.issues.filter((found) => found.policy === name);
+    // A duplicate name is one policy too many: the first one stands, as validate reports it.
+    if (out.has(name)) continue;
+    out.set(name, hasErrors(own) ? { file: loaded.file } : { ...planOf(loaded.policy), file: loaded.file });
+  }
+  return out;
+}
+
+/** derivePlan refuses a policy with errors; the loader has already reported them. */
+function planOf(policy: Parameters<typeof derivePlan>[0]): { plan?: RetryPlan } {
+  try {
+    return { plan: derivePlan(policy) };
+  } catch {
+    return {};
+  }
+}
+
+/** Files that have errors but produced no policy: their policies may be hiding there. */
+function brokenFiles(side: Side): Set<string> {
+  return new Set(
+    side.issues
+      .filter((found) => found.severity === 'error' && !found.policy)
+      .map((found) => fileKey(found.file)),
+  );
+}
+
+const planText = (state: PolicyState | undefined) =>
+  state?.plan ? JSON.stringify({ ...state.plan, findings: [] }) : '';
+
+function pair(name: string, before: PolicyState | undefined, after: PolicyState | undefined): PolicyPair {
+  const status: PolicyStatus = !before
+    ? 'added'
+    : !after
+      ? 'removed'
+      : planText(before) === planText(after) && Boolean(before.plan) === Boolean(after.plan)
+        ? 'unchanged'
+        : 'changed';
+  return { name, status, ...(before ? { before } : {}), ...(after ? { after } : {}) };
+}
+
+function findingKey(found: Issue): string {
+  return [found.policy ?? fileKey(found.file), found.code, formatPath(found.path)].join('\u0000');
+}
+
+export function compareSides(old: Side, next: Side): Comparison {
+  const before = states(old);
+  const after = states(next);
+  const brokenAfter = brokenFiles(next);
+  const brokenBefore = brokenFiles(old);
+  const names = [...new Set([...before.keys(), ...after.keys()])].sort();
+  const pairs = names.map((name) => {
+    const was = before.get(name);
+    const now = after.get(name);
+    // Gone from a file that now fails to parse: broken, not removed.
+    if (was && !now && brokenAfter.has(fileKey(was.file))) return pair(name, was, { file: was.file });
+    if (!was && now && brokenBefore.has(fileKey(now.file))) return pair(name, { file: now.file }, now);
+    return pair(name, was, now);
+  });
+
+  const oldKeys = new Set(old.issues.map(findingKey));
+  const newKeys = new Set(next.issues.map(findingKey));
+  const owner = (found: Issue) => found.policy ?? fileKey(found.file);
+  const findings: FindingChange[] = [
+    ...next.issues
+      .filter((found) => !oldKeys.has(findingKey(found)))
+      .map((found) => ({ kind: 'new' as const, found, owner: owner(found) })),
+    ...old.issues
+      .filter((found) => !newKeys.has(findingKey(found)))
+      .map((found) => ({ kind: 'resolved' as const, found, owner: owner(found) })),
+  ];
+  return {
+    pairs,
+    findings,
+    unchangedFindings: next.issues.filter((found) => oldKeys.has(findingKey(found))).length,
+    newErrors: findings.filter((change) => change.kind === 'new' && change.found.severity === 'error').length,
+  };
+}

@@ -1,0 +1,73 @@
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+
+/**
+ * Policy files as they were at a git revision, read with plain git (no library: git is already
+ * there wherever a pull request is reviewed). Paths are git's: from the repository root, or
+ * "./path" from the current directory.
+ */
+
+const run = promisify(execFile);
+/** Policy files are small; a bigger blob is not a policy and should not fill memory. */
+const MAX_BUFFER = 16 * 1024 * 1024;
+const POLICY_FILE = /\.ya?ml$/;
+
+export class GitSourceError extends Error {
+  override readonly name = 'GitSourceError';
+}
+
+export interface GitFile {
+  /** The path inside the revision, as given plus the file name for a directory. */
+  path: string;
+  text: string;
+}
+
+async function git(args: string[]): Promise<string> {
+  try {
+    const { stdout } = await run('git', args, { maxBuffer: MAX_BUFFER, encoding: 'utf8' });
+    return stdout;
+  } catch (error) {
+    const failure = error as NodeJS.ErrnoException & { stderr?: string };
+    if (failure.code === 'ENOENT') throw new GitSourceError('git is not installed (needed for git: sources)');
+    // git's own first "fatal:" line says what is wrong (unknown revision, missing path).
+    const line = (failure.stderr ?? '').split('\n').find((each) => each.trim() !== '') ?? failure.message;
+    throw new GitSourceError(line.replace(/^fatal:\s*/, '').trim());
+  }
+}
+
+/** `git:<rev>:<path>` → rev and path; undefined for anything else. */
+export function parseGitSource(spec: string): { rev: string; path: string } | undefined {
+  const match = /^git:([^:]+):(.+)$/.exec(spec);
+  if (!match?.[1] || !match[2]) return undefined;
+  return { rev: match[1], path: match[2].replace(/\/+$/, '') };
+}
+
+/**
+ * The YAML files at `path` in `rev`: the file itself, or those directly in the directory.
+ * Undefined when the revision exists but the path does not (a pull request adding the first
+ * policies has nothing on its base). An unknown revision is an error.
+ */
+export async function readGitSource(rev: string, path: string): Promise<GitFile[] | undefined> {
+  await git(['rev-parse', '--verify', '--quiet', '--end-of-options', `${rev}^{commit}`]).catch(() => {
+    throw new GitSourceError(
+      `unknown revision "${rev}" (fetch it first, e.g. git fetch origin ${rev.replace(/^origin\//, '')})`,
+    );
+  });
+  const object = `${rev}:${path}`;
+  let type: string;
+  try {
+    type = (await git(['cat-file', '-t', object])).trim();
+  } catch {
+    return undefined;
+  }
+  if (type === 'blob') return [{ path, text: await git(['cat-file', 'blob', object]) }];
+  if (type !== 'tree') throw new GitSourceError(`${object} is a ${type}, not a file or directory`);
+  const files: GitFile[] = [];
+  // "<mode> <type> <hash>\t<name>" per entry, names NUL-terminated (-z) so any name survives.
+  for (const entry of (await git(['ls-tree', '-z', object])).split('\0')) {
+    const [meta, name] = entry.split('\t');
+    if (!meta || !name || meta.split(' ')[1] !== 'blob' || !POLICY_FILE.test(name)) continue;
+    files.push({ path: `${path}/${name}`, text: await git(['cat-file', 'blob', `${rev}:${path}/${name}`]) });
+  }
+  return files.sort((a, b) => a.path.localeCompare(b.path));
+}
