@@ -109,7 +109,6 @@ export function simulationSvg(report: SimulationReport): string {
         fill: 'none',
         stroke: color,
         'stroke-width': 2,
-        'stroke-opacity': 0.85,
       }),
     );
     const legendY = bottom + 62 + index * 18;
