@@ -12,11 +12,13 @@ function label(text: string): string {
   return text.replace(/[:;#]/g, ' ').replace(/"/g, "'").replace(/\s+/g, ' ').trim();
 }
 
-/** d3 time formats. Minutes and seconds read the same in every time zone Mermaid draws in. */
+/**
+ * d3 time formats that count from the epoch (%Q milliseconds, %s seconds): Mermaid formats the
+ * axis in the viewer's time zone, and only these read the same everywhere (an hour or minute
+ * field would shift by the zone's offset, even by 30 minutes in some zones).
+ */
 function axisFormat(endMs: number): string {
-  if (endMs < 60_000) return '%S.%L s';
-  if (endMs < 3_600_000) return '%M:%S';
-  return '%d %H:%M';
+  return endMs < 10_000 ? '%Q ms' : '%s s';
 }
 
 export function mermaidTimeline(title: string, marks: readonly TimelineMark[], endMs: number): string {
