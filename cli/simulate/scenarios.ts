@@ -36,7 +36,11 @@ function reshape(
 }
 
 function hasSpread(rules: DeliveryRules): boolean {
-  const ranges = [rules.immediate.waitMs, ...rules.levels.map((level) => level.waitMs)];
+  // The in-memory range counts only when there are in-memory retries to draw it for.
+  const ranges = [
+    ...(rules.immediate.retries > 0 ? [rules.immediate.waitMs] : []),
+    ...rules.levels.map((level) => level.waitMs),
+  ];
   return ranges.some((range) => range.max > range.min);
 }
 

@@ -188,3 +188,19 @@ describe('golden simulation of policies/billing.yaml', () => {
     expectGolden(`billing.simulate.${extension}`, result.out);
   });
 });
+
+describe('the scenarios compared', () => {
+  it('on a target that cannot apply the policy jitter, compares the plan with full jitter as a what-if', async () => {
+    const report = runSimulation(planOf(BILLING_FULL_JITTER), 'rabbitmq', {
+      outageMs: 60_000,
+      ratePerSecond: 10,
+      backlog: 0,
+      seed: 1,
+    });
+    expect(report.scenarios.map((each) => [each.name, each.jittered])).toEqual([
+      ['planned', false],
+      ['full', true],
+    ]);
+    expect(report.scenarios[0]?.label).toBe('as planned (jitter none: "full" cannot apply on this target)');
+  });
+});
