@@ -1,4 +1,5 @@
-import { isAbsolute } from 'node:path';
+import { existsSync } from 'node:fs';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import * as kafka from '@pulumi/kafka';
 import * as pulumi from '@pulumi/pulumi';
 import * as rabbitmq from '@pulumi/rabbitmq';
@@ -74,10 +75,18 @@ function topologyArgs(
   };
 }
 
-/** Where Pulumi.yaml is. Under mocks the SDK reports a placeholder, hence the fallback to cwd. */
-function projectRoot(): string {
-  const root = pulumi.runtime.getRootDirectory();
-  return isAbsolute(root) ? root : process.cwd();
+/**
+ * Where Pulumi.yaml is. The SDK knows it only when the language host passes --root-directory
+ * (the host built by scripts/pulumi-engine.sh does not, and mocks report a placeholder), and the
+ * program runs in infra/, so look upwards from the working directory.
+ */
+export function projectRoot(start = process.cwd()): string {
+  const known = pulumi.runtime.getRootDirectory();
+  if (isAbsolute(known)) return known;
+  for (let dir = resolve(start); ; dir = dirname(dir)) {
+    if (existsSync(join(dir, 'Pulumi.yaml'))) return dir;
+    if (dirname(dir) === dir) return start;
+  }
 }
 
 export async function program(deps: ProgramDeps = {}): Promise<Record<string, unknown>> {

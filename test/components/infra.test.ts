@@ -146,14 +146,22 @@ it('missing config is named', async () => {
   ).toMatch(/rabbitmq:username and rabbitmq:password are needed/);
 });
 
-it('Pulumi.yaml runs infra/ with stack config in stacks/', () => {
+it('Pulumi.yaml runs infra/index.ts with stack config in stacks/', () => {
   const project = parse(readFileSync(join(ROOT, 'Pulumi.yaml'), 'utf8'));
+  // Not `main: infra/`: the SDK would then find the root package.json and run its "exports"
+  // entry (the policy library in dist/) instead of the program (seen with pulumi 3.248.0).
   expect(project).toMatchObject({
     name: 'retry-topology',
     runtime: 'nodejs',
-    main: 'infra/',
+    main: 'infra/index.ts',
     stackConfigDir: 'stacks',
   });
+});
+
+it('finds the project root from infra/, where Pulumi runs the program', async () => {
+  const { projectRoot } = await import('../../infra/program');
+  await record(() => undefined);
+  expect(projectRoot(join(ROOT, 'infra'))).toBe(ROOT);
 });
 
 it('loads through Pulumi’s own TypeScript loader (vendored ts-node, type-checking) and runs', () => {

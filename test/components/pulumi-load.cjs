@@ -1,11 +1,16 @@
-// Loads infra/ the way Pulumi's nodejs language host does (run.js): the project's tsconfig with
-// the ts-node it finds (here the one vendored in @pulumi/pulumi, 7.0.1, type-checking) and the
-// project's typescript. Then runs the exported program under mocks and prints what it created.
+// Loads the program the way Pulumi's nodejs language host does (@pulumi/pulumi's cmd/run, checked
+// with pulumi 3.248.0): the working directory is the program's directory (infra/, from
+// Pulumi.yaml's main: infra/index.ts), tsconfig.json is looked up there, and TypeScript runs
+// through the ts-node it finds (here the one vendored in @pulumi/pulumi, 7.0.1, type-checking).
+// Then runs the exported program under mocks and prints what it created.
 // Usage: node test/components/pulumi-load.cjs <project root>
 const path = require('node:path');
 
 const root = path.resolve(process.argv[2] ?? '.');
-process.chdir(root);
+process.chdir(path.join(root, 'infra'));
+const fs = require('node:fs');
+if (!fs.existsSync('tsconfig.json'))
+  throw new Error('no tsconfig.json in infra/: Pulumi would compile without the project settings');
 const pulumiDir = path.dirname(require.resolve('@pulumi/pulumi/package.json', { paths: [root] }));
 const { tsnodeRequire, typescriptRequire } = require(
   path.join(pulumiDir, 'tsutils.js'),
@@ -43,7 +48,7 @@ pulumi.runtime.setAllConfig(
   ['rabbitmq:password'],
 );
 
-const main = require(path.join(root, 'infra'));
+const main = require(path.join(root, 'infra', 'index.ts'));
 if (typeof main !== 'function') throw new Error(`infra/ exports ${typeof main}, not a function`);
 main().then(
   async (outputs) => {
