@@ -15,6 +15,13 @@ import { type Placement, placeFromSource, placeInChain } from './parking';
  *   the chain. A key it does hold is checked on a fresh snapshot, so a key whose chain has just
  *   drained is not parked for nothing.
  */
+/**
+ * Between snapshots the index only grows; past this many copies a source record takes a fresh
+ * snapshot first, which drops every copy that has left the chain. Copies are small (a key, a
+ * few numbers), so this bounds memory, not correctness.
+ */
+const MAX_COPIES_BETWEEN_SNAPSHOTS = 10_000;
+
 export class KeyOrdering {
   /** Per source partition, the offset of the last record placed. */
   private readonly lastSeen = new Map<number, bigint>();
@@ -34,7 +41,11 @@ export class KeyOrdering {
     const current = BigInt(offset);
     this.lastSeen.set(partition, current);
     let fresh = false;
-    if (previous === undefined || previous + 1n !== current) {
+    if (
+      previous === undefined ||
+      previous + 1n !== current ||
+      this.view.index.size > MAX_COPIES_BETWEEN_SNAPSHOTS
+    ) {
       await this.view.fresh();
       fresh = true;
     }
