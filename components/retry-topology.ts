@@ -68,48 +68,36 @@ export class RetryTopology extends pulumi.ComponentResource {
       ...inheritedOptions(opts),
       ...(provider ? { providers: [provider] } : {}),
     });
-    const split = <O extends { provider?: pulumi.ProviderResource }>(options: O | undefined) => {
-      const { provider, ...rest } = options ?? ({} as O);
-      return { provider, rest };
-    };
+    const build = (target: TargetName) => targets.includes(target);
 
-    let rabbit: RabbitMqRetryTopology | undefined;
-    let kafka: KafkaRetryTopology | undefined;
-    let serviceBus: ServiceBusRetryTopology | undefined;
-    for (const target of targets) {
-      switch (target) {
-        case 'rabbitmq': {
-          const { provider, rest } = split(args.rabbitmq);
-          rabbit = new RabbitMqRetryTopology(
-            name,
-            { ...shared, ...rest, plan: args.plan },
-            childOpts(provider),
-          );
-          break;
-        }
-        case 'kafka': {
-          const { provider, rest } = split(args.kafka);
-          kafka = new KafkaRetryTopology(name, { ...shared, ...rest, plan: args.plan }, childOpts(provider));
-          break;
-        }
-        case 'serviceBus': {
-          const { provider, rest } = split(args.serviceBus);
-          const options = rest as Omit<ServiceBusTargetOptions, 'provider'>;
-          serviceBus = new ServiceBusRetryTopology(
-            name,
-            { ...shared, ...options, plan: args.plan },
-            childOpts(provider),
-          );
-          break;
-        }
-      }
-    }
-
-    this.rabbitmq = rabbit;
-    this.kafka = kafka;
-    this.serviceBus = serviceBus;
+    const rabbit = build('rabbitmq') ? withoutProvider(args.rabbitmq ?? {}) : undefined;
+    this.rabbitmq =
+      rabbit &&
+      new RabbitMqRetryTopology(
+        name,
+        { ...shared, ...rabbit.rest, plan: args.plan },
+        childOpts(rabbit.provider),
+      );
+    const kafka = build('kafka') ? withoutProvider(args.kafka ?? {}) : undefined;
+    this.kafka =
+      kafka &&
+      new KafkaRetryTopology(name, { ...shared, ...kafka.rest, plan: args.plan }, childOpts(kafka.provider));
+    // selectTargets has made sure args.serviceBus is there when the target is built.
+    const serviceBus = build('serviceBus') && args.serviceBus ? withoutProvider(args.serviceBus) : undefined;
+    this.serviceBus =
+      serviceBus &&
+      new ServiceBusRetryTopology(
+        name,
+        { ...shared, ...serviceBus.rest, plan: args.plan },
+        childOpts(serviceBus.provider),
+      );
     this.planJson = pulumi.output(planJson(args.plan));
     this.targets = pulumi.output(targets);
     this.registerOutputs({ planJson: this.planJson, targets: this.targets });
   }
+}
+
+function withoutProvider<O extends { provider?: pulumi.ProviderResource }>(options: O) {
+  const { provider, ...rest } = options;
+  return { provider, rest };
 }
