@@ -19,9 +19,9 @@ export type Lifecycle = 'lasting' | 'retry-level' | 'plain';
 
 export interface LifecycleSettings {
   /**
-   * Protect the children that hold messages for the topology's whole life, so a change that
-   * would delete or replace one fails `pulumi up` instead. Default true; dev stacks that want
-   * `pulumi destroy` to work set false.
+   * Protect the `lasting` children, so an edit that would delete or replace one fails
+   * `pulumi preview` instead of losing its messages. Default true; stacks that are destroyed and
+   * created again (dev, ci) set false.
    */
   protectMessages?: boolean;
   /** Leave a removed retry level's entities on the broker instead of deleting them. Default true. */
