@@ -1,14 +1,15 @@
 /**
  * What went wrong with the broker or the wiring. Match on `code`, never on the message.
  *
- * | code                       | when                                                  | what became of the record                      |
- * | ordering-needs-view        | park-key ordering without `admin` and `viewConsumer`  | nothing: thrown by createKafkaRetry            |
- * | partition-count-mismatch   | a chain topic's partition count differs from the plan | nothing: thrown by declareKafkaTopology        |
- * | unknown-topic              | a record from a topic that is not in the plan         | left uncommitted, its partition held           |
- * | produce-failed             | a retry, parking or dead-letter copy was not acked    | not committed: redelivered after a back-off    |
- * | step-failed                | the fault hook threw between produce and commit       | not committed: redelivered after a back-off    |
- * | chain-view-failed          | the chain view could not read the broker's state      | not committed: redelivered after a back-off    |
- * | commit-failed              | an offset commit failed                               | the next commit covers it, or it is redelivered |
+ * - ordering-needs-view: park-key ordering without `admin` and `viewConsumer` (thrown at setup).
+ * - partition-count-mismatch: a chain topic's partition count differs from the plan
+ *   (thrown by declareKafkaTopology).
+ * - unknown-topic: a record from a topic that is not in the plan; left uncommitted, partition held.
+ * - produce-failed: a retry, parking or dead-letter copy was not acked; not committed, read again
+ *   after a back-off.
+ * - step-failed: the fault hook threw between produce and commit; as produce-failed.
+ * - chain-view-failed: the chain view could not read the broker's state; as produce-failed.
+ * - commit-failed: an offset commit failed; the next commit covers it, or the record is read again.
  */
 export type KafkaRetryErrorCode =
   | 'ordering-needs-view'

@@ -36,10 +36,11 @@ describe('per-key order on a real Kafka (seed 002, ★★★)', () => {
     expect(orders.ids()).toEqual(['OrderCancelled', 'OrderPlaced']);
   });
 
-  it('park-key: later records of the key wait behind OrderPlaced, other keys do not', async () => {
+  it('park-key: later records of the key follow OrderPlaced through the levels, other keys do not wait', async () => {
     harness = await new Harness(kafkaPlan(uniqueName('park'), { ordering: 'per-key' })).open();
     expect(harness.target.ordering).toBe('park-key');
-    const orders = ordersHandler({ OrderPlaced: 1 });
+    // OrderPlaced fails twice: it moves from level 1 to level 2, and its followers move after it.
+    const orders = ordersHandler({ OrderPlaced: 2 });
     const events: KafkaRetryEvent[] = [];
     await harness.start({ handler: orders.handler, onEvent: (event) => events.push(event) });
     await harness.send([
@@ -52,12 +53,21 @@ describe('per-key order on a real Kafka (seed 002, ★★★)', () => {
     expect(orders.ids()).toEqual(['OtherOrderPlaced', 'OrderPlaced', 'OrderUpdated', 'OrderCancelled']);
     expect(orders.done.map((each) => [each.id, each.attempt, each.parked])).toEqual([
       ['OtherOrderPlaced', 1, false],
-      ['OrderPlaced', 2, false],
+      ['OrderPlaced', 3, false],
       ['OrderUpdated', 1, true],
       ['OrderCancelled', 1, true],
     ]);
-    const parked = events.filter((event) => event.type === 'parked' && event.role === 'main');
-    expect(parked.map((event) => event.offset)).toEqual(['1', '2']);
+    const parked = (role: string) =>
+      events.flatMap((event) => (event.type === 'parked' && event.role === role ? [event] : []));
+    expect(parked('main').map((event) => [event.offset, event.destination])).toEqual([
+      ['1', harness.target.levels[0]?.destination],
+      ['2', harness.target.levels[0]?.destination],
+    ]);
+    // Reached in level 1 after OrderPlaced had moved on: parked again behind it, in level 2.
+    expect(parked('retry').map((event) => event.destination)).toEqual([
+      harness.target.levels[1]?.destination,
+      harness.target.levels[1]?.destination,
+    ]);
     expect(events.filter((event) => event.type === 'failed')).toEqual([]);
   });
 
@@ -82,11 +92,12 @@ describe('per-key order on a real Kafka (seed 002, ★★★)', () => {
   });
 
   it('park-key survives a restart: a new process finds the key in the chain from the broker alone', async () => {
-    // A 4 s wait leaves time to stop one process and start another while OrderPlaced waits.
+    // A 6 s wait leaves time, on a loaded machine, to stop one process and start another while
+    // OrderPlaced waits.
     const plan = kafkaPlan(uniqueName('restart'), {
       ordering: 'per-key',
       maxAttempts: 2,
-      backoff: { type: 'list', delays: ['4s'] },
+      backoff: { type: 'list', delays: ['6s'] },
     });
     harness = await new Harness(plan).open();
     const orders = ordersHandler({ OrderPlaced: 1 });
