@@ -74,14 +74,14 @@ export interface AdminLike {
     }>;
     waitForLeaders?: boolean;
   }): Promise<boolean>;
-  fetchTopicMetadata(options: {
-    topics: string[];
-  }): Promise<{ topics: Array<{ name: string; partitions: unknown[] }> }>;
   /** A group's committed offsets; "-1" where it has none. */
   fetchOffsets(options: {
     groupId: string;
     topics: string[];
   }): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>;
-  /** Per partition: `high` is the end of the log (next offset), `low` its first retained offset. */
+  /**
+   * Per partition: `high` is the end of the log (next offset), `low` its first retained offset.
+   * Also how partitions are counted: the clients' fetchTopicMetadata shapes differ.
+   */
   fetchTopicOffsets(topic: string): Promise<Array<{ partition: number; high: string; low: string }>>;
 }

@@ -23,18 +23,16 @@ export async function declareKafkaTopology(
   const kafka = targetRules(plan, 'kafka');
   const present = new Set(await admin.listTopics());
   const chain = kafka.topics.map((spec) => spec.name);
-  const known = [kafka.sourceTopic, ...chain].filter((name) => present.has(name));
-  if (known.length > 0) {
-    const { topics } = await admin.fetchTopicMetadata({ topics: [...new Set(known)] });
-    // Every topic of a plan has the source's partition count (policy/plan/kafka.ts).
-    const expected = kafka.topics[0]?.partitions;
-    for (const topic of topics) {
-      if (expected !== undefined && topic.partitions.length !== expected) {
-        throw new KafkaRetryError(
-          'partition-count-mismatch',
-          `${topic.name} has ${topic.partitions.length} partitions; the plan's chain needs ${expected}`,
-        );
-      }
+  const known = [...new Set([kafka.sourceTopic, ...chain])].filter((name) => present.has(name));
+  // Every topic of a plan has the source's partition count (policy/plan/kafka.ts).
+  const expected = kafka.topics[0]?.partitions;
+  for (const topic of known) {
+    const partitions = (await admin.fetchTopicOffsets(topic)).length;
+    if (expected !== undefined && partitions !== expected) {
+      throw new KafkaRetryError(
+        'partition-count-mismatch',
+        `${topic} has ${partitions} partitions; the plan's chain needs ${expected}`,
+      );
     }
   }
   const missing = kafka.topics.filter((spec) => spec.declare && !present.has(spec.name));
