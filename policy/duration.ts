@@ -17,10 +17,14 @@ export function parseDuration(text: string): number | undefined {
   while (PART.lastIndex < trimmed.length) {
     const match = PART.exec(trimmed);
     if (!match) return undefined;
-    total += Number(match[1]) * UNIT_MS[match[2] as Unit];
+    const part = Number(match[1]) * UNIT_MS[match[2] as Unit];
+    // "47.295s" is 47294.999… in floating point; anything further from whole is sub-millisecond
+    // ("0.5ms"), which no broker can hold.
+    const whole = Math.round(part);
+    if (Math.abs(part - whole) > 1e-6) return undefined;
+    total += whole;
   }
-  // Sub-millisecond remainders ("0.5ms") are not durations any broker can hold.
-  return Number.isInteger(total) && Number.isFinite(total) ? total : undefined;
+  return Number.isSafeInteger(total) ? total : undefined;
 }
 
 /** The shortest exact text for a number of milliseconds: 1500 → "1.5s", 90000 → "1m30s". */
@@ -37,7 +41,7 @@ export function formatDuration(ms: number): string {
       rest -= whole * UNIT_MS[unit];
     }
   }
-  if (rest > 0) parts.push(rest % 1_000 === 0 ? `${rest / 1_000}s` : `${rest}ms`);
+  if (rest > 0) parts.push(`${rest / 1_000}s`);
   return parts.join('');
 }
 

@@ -52,11 +52,12 @@ export function loadPolicyText(text: string, file = '<input>'): LoadResult {
   for (const document of list) {
     if (document.errors.length > 0) {
       for (const error of document.errors) {
-        const at = error.linePos?.[0];
+        const at = lines.linePos(error.pos[0]);
         result.issues.push({
           ...issue('yaml-syntax', [], error.message.split('\n')[0] ?? 'invalid YAML'),
           file,
-          ...(at ? { line: at.line, column: at.col } : {}),
+          line: at.line,
+          column: at.col,
         });
       }
       continue;

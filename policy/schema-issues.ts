@@ -170,7 +170,17 @@ function convert(zodIssue: ZodIssue, schema: ZodType, document: unknown): Issue[
 }
 
 export function schemaIssues(issues: readonly ZodIssue[], schema: ZodType, document: unknown): Issue[] {
-  return issues.flatMap((each) => convert(each, schema, document));
+  // Several checks can fail on one value (a duration fails its pattern and its parse): one
+  // message per place is enough, and the first is the most basic.
+  const seen = new Set<string>();
+  return issues
+    .flatMap((each) => convert(each, schema, document))
+    .filter((found) => {
+      const key = JSON.stringify(found.path);
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    });
 }
 
 export type { IssuePath };

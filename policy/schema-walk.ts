@@ -29,7 +29,11 @@ function child(node: AnyNode, key: string | number, input: unknown): AnyNode | u
     return Object.hasOwn(shape, key) ? shape[key] : undefined;
   }
   if (def.type === 'array' && typeof key === 'number') return def.element as AnyNode;
-  if (def.type === 'union') return child(pickOption(bare, input) ?? bare, key, input);
+  if (def.type === 'union') {
+    // No option chosen (a wrong discriminator): nothing to say about the keys below it.
+    const option = pickOption(bare, input);
+    return option ? child(option, key, input) : undefined;
+  }
   return undefined;
 }
 

@@ -1,0 +1,33 @@
+import { execFileSync, spawnSync } from 'node:child_process';
+import { beforeAll, describe, expect, it } from 'vitest';
+
+// The compiled package, loaded the way users load it: plain Node, CommonJS, by package name.
+beforeAll(() => {
+  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
+}, 120_000);
+
+describe('the built package', () => {
+  it('runs the retry-topology bin with plain Node', () => {
+    const result = spawnSync(process.execPath, ['dist/cli/main.js', 'validate', 'policies'], {
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(0);
+    expect(result.stdout).toContain('valid');
+  });
+
+  it('exits 1 without a stack trace on a bad file', () => {
+    const result = spawnSync(process.execPath, ['dist/cli/main.js', 'plan', 'missing.yaml'], {
+      encoding: 'utf8',
+    });
+    expect(result.status).toBe(1);
+    expect(result.stderr).toContain('missing.yaml');
+    expect(result.stderr).not.toMatch(/\n\s+at /);
+  });
+
+  it('resolves the package name and its subpath exports from CommonJS', () => {
+    const script = `const core = require('retry-topology'); console.log(typeof core.derivePlan, typeof core.loadPolicyFiles)`;
+    const result = spawnSync(process.execPath, ['-e', script], { encoding: 'utf8' });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.trim()).toBe('function function');
+  });
+});

@@ -1,0 +1,120 @@
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run } from '../../cli/run';
+
+async function cli(...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(argv, { out: (text) => out.push(text), err: (text) => err.push(text) });
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+function tempPolicy(text: string): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rt-cli-'));
+  const file = join(dir, 'policy.yaml');
+  writeFileSync(file, text);
+  return file;
+}
+
+const BILLING = readFileSync('policies/billing.yaml', 'utf8');
+
+describe('retry-topology validate', () => {
+  it('accepts the example policies with exit 0 and prints the warnings', async () => {
+    const result = await cli('validate', 'policies');
+    expect(result.code).toBe(0);
+    expect(result.err).toContain('[warning no-jitter]');
+  });
+
+  it('fails on warnings with --strict', async () => {
+    expect((await cli('validate', '--strict', 'policies/billing.yaml')).code).toBe(1);
+  });
+
+  it.each([
+    [
+      'a broken duration',
+      BILLING.replace('initial: 1s', 'initial: fast'),
+      'spec.backoff.initial',
+      'invalid-duration',
+    ],
+    ['a removed required field', BILLING.replace('  consumer: billing\n', ''), 'spec.consumer', 'required'],
+    [
+      'an unknown key',
+      BILLING.replace('  jitter: none', '  jitter: none\n  retries: 3'),
+      'spec.retries',
+      'unknown-key',
+    ],
+  ])('exits 1 on %s, naming file:line and the path', async (_name, text, path, code) => {
+    const file = tempPolicy(text);
+    const result = await cli('validate', file);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(
+      new RegExp(
+        `${file.replace(/[.]/g, '\\.')}:\\d+:\\d+ ${path.replace('.', '\\.')}: .*\\[error ${code}\\]`,
+      ),
+    );
+  });
+
+  it('reports a missing file without a stack trace', async () => {
+    const result = await cli('validate', 'nope.yaml');
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('nope.yaml');
+    expect(result.err).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe('retry-topology plan', () => {
+  it('prints the plan as JSON', async () => {
+    const result = await cli('plan', 'policies/billing.yaml', '--format', 'json');
+    expect(result.code).toBe(0);
+    const plan = JSON.parse(result.out);
+    expect(plan.policy).toBe('billing.order-placed');
+    expect(plan.targets.rabbitmq.levels.map((level: { delayMs: number }) => level.delayMs)).toEqual([
+      1000, 2000, 4000,
+    ]);
+  });
+
+  it('narrows to one target', async () => {
+    const plan = JSON.parse(
+      (await cli('plan', 'policies/billing.yaml', '--format', 'json', '--target', 'kafka')).out,
+    );
+    expect(Object.keys(plan.targets)).toEqual(['kafka']);
+  });
+
+  it('prints a readable timeline', async () => {
+    const result = await cli('plan', 'policies/billing.yaml', '--target', 'rabbitmq');
+    expect(result.out).toMatch(/4\s+4s\s+7s\s+billing\.order-placed\.retry\.3/);
+    expect(result.out).toContain('dead letter → billing.order-placed.dlq');
+  });
+
+  it('prints Markdown', async () => {
+    const result = await cli('plan', 'policies/billing.yaml', '--format', 'markdown');
+    expect(result.out).toContain('| attempt | wait | window | via |');
+  });
+
+  it('refuses a plan for an invalid policy with exit 1', async () => {
+    const result = await cli('plan', tempPolicy(BILLING.replace('deadline: 30m', 'deadline: 2s')));
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('[error retry-window-exceeds-deadline]');
+  });
+});
+
+describe('the command line itself', () => {
+  it.each([
+    [['frobnicate'], 2],
+    [['plan'], 2],
+    [['plan', 'policies/billing.yaml', '--format', 'yaml'], 2],
+    [['plan', 'policies/billing.yaml', '--bogus'], 2],
+    [['validate', '--help'], 0],
+  ])('%j exits %i without a stack trace', async (argv, code) => {
+    const result = await cli(...argv);
+    expect(result.code).toBe(code);
+    expect(result.err).not.toMatch(/\n\s+at /);
+  });
+
+  it('prints the JSON Schema', async () => {
+    const result = await cli('schema');
+    expect(JSON.parse(result.out).$schema).toContain('draft-07');
+  });
+});

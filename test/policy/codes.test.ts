@@ -1,0 +1,264 @@
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { checkDocument, ISSUE_CODES, type IssueCode, loadPolicyFiles, loadPolicyText } from '../../policy';
+import { changed, cleanPolicy, withChanges } from './fixtures';
+
+type Path = ReadonlyArray<string | number>;
+interface Case {
+  code: IssueCode;
+  document: unknown;
+  path: Path;
+}
+
+const T = ['spec', 'targets'] as const;
+
+/** One document per code that triggers it, with the path the finding must point at. */
+const CASES: Case[] = [
+  { code: 'required', document: changed(['spec', 'maxAttempts'], undefined), path: ['spec', 'maxAttempts'] },
+  { code: 'unknown-key', document: changed(['spec', 'maxAttempt'], 3), path: ['spec', 'maxAttempt'] },
+  { code: 'invalid-type', document: changed(['spec', 'maxAttempts'], 'four'), path: ['spec', 'maxAttempts'] },
+  { code: 'invalid-value', document: changed(['spec', 'jitter'], 'ful'), path: ['spec', 'jitter'] },
+  {
+    code: 'invalid-duration',
+    document: changed(['spec', 'backoff', 'initial'], 'fast'),
+    path: ['spec', 'backoff', 'initial'],
+  },
+  {
+    code: 'invalid-format',
+    document: changed(['metadata', 'name'], 'Billing Orders'),
+    path: ['metadata', 'name'],
+  },
+  { code: 'out-of-range', document: changed(['spec', 'maxAttempts'], 0), path: ['spec', 'maxAttempts'] },
+  {
+    code: 'delays-count-mismatch',
+    document: changed(['spec', 'backoff'], { type: 'list', delays: ['1s', '2s'] }),
+    path: ['spec', 'backoff', 'delays'],
+  },
+  {
+    code: 'backoff-max-below-initial',
+    document: changed(['spec', 'backoff', 'max'], '500ms'),
+    path: ['spec', 'backoff', 'max'],
+  },
+  {
+    code: 'retry-window-exceeds-ttl',
+    document: changed(['spec', 'messageTtl'], '5s'),
+    path: ['spec', 'messageTtl'],
+  },
+  {
+    code: 'retry-window-exceeds-deadline',
+    document: changed(['spec', 'deadline'], '5s'),
+    path: ['spec', 'deadline'],
+  },
+  {
+    code: 'amplification-over-budget',
+    document: changed(
+      ['spec', 'innerLayers'],
+      [
+        { name: 'http', attempts: 3 },
+        { name: 'db', attempts: 3 },
+      ],
+    ),
+    path: ['spec', 'maxAttempts'],
+  },
+  {
+    code: 'in-memory-exceeds-lock',
+    document: withChanges([
+      [['spec', 'immediate'], { retries: 3, delay: '20s' }],
+      [[...T, 'serviceBus', 'lockRenewal'], '0s'],
+      [[...T, 'kafka'], undefined],
+      [[...T, 'rabbitmq'], undefined],
+    ]),
+    path: ['spec', 'immediate'],
+  },
+  {
+    code: 'in-memory-exceeds-poll-interval',
+    document: withChanges([
+      [['spec', 'immediate'], { retries: 2, delay: '10s' }],
+      [[...T, 'kafka', 'maxPollInterval'], '30s'],
+    ]),
+    path: ['spec', 'immediate'],
+  },
+  {
+    code: 'in-memory-exceeds-consumer-timeout',
+    document: withChanges([
+      [['spec', 'immediate'], { retries: 2, delay: '10s' }],
+      [[...T, 'rabbitmq', 'consumerTimeout'], '30s'],
+    ]),
+    path: ['spec', 'immediate'],
+  },
+  {
+    code: 'immediate-retries-long',
+    document: changed(['spec', 'immediate'], { retries: 3, delay: '5s' }),
+    path: ['spec', 'immediate'],
+  },
+  { code: 'no-jitter', document: changed(['spec', 'jitter'], 'none'), path: ['spec', 'jitter'] },
+  {
+    code: 'jitter-not-applied',
+    document: withChanges([
+      [[...T, 'rabbitmq', 'mode'], 'ttl-queues'],
+      [[...T, 'rabbitmq', 'brokerVersion'], '3.13.7'],
+    ]),
+    path: [...T, 'rabbitmq', 'mode'],
+  },
+  {
+    code: 'non-idempotent-retry',
+    document: changed(['spec', 'idempotency'], { idempotent: false }),
+    path: ['spec', 'idempotency', 'idempotent'],
+  },
+  {
+    code: 'unknown-errors-transient',
+    document: changed(['spec', 'classify', 'unknown'], 'transient'),
+    path: ['spec', 'classify', 'unknown'],
+  },
+  {
+    code: 'no-transient-rules',
+    document: changed(['spec', 'classify', 'presets'], []),
+    path: ['spec', 'classify'],
+  },
+  {
+    code: 'ordering-not-kept',
+    document: withChanges([
+      [['spec', 'ordering'], 'per-key'],
+      [[...T, 'kafka', 'ordering'], 'none'],
+    ]),
+    path: [...T, 'kafka', 'ordering'],
+  },
+  {
+    code: 'broker-version-unsupported',
+    document: changed([...T, 'rabbitmq', 'brokerVersion'], '3.9.29'),
+    path: [...T, 'rabbitmq', 'brokerVersion'],
+  },
+  {
+    code: 'mode-needs-newer-broker',
+    document: changed([...T, 'rabbitmq', 'brokerVersion'], '4.3.0'),
+    path: [...T, 'rabbitmq', 'mode'],
+  },
+  {
+    code: 'delayed-retry-linear',
+    document: withChanges([
+      [[...T, 'rabbitmq', 'mode'], 'quorum-delayed-retry'],
+      [['spec', 'jitter'], 'none'],
+    ]),
+    path: [...T, 'rabbitmq', 'mode'],
+  },
+  {
+    code: 'at-least-once-needs-reject-publish',
+    document: changed([...T, 'rabbitmq', 'overflow'], 'drop-head'),
+    path: [...T, 'rabbitmq', 'overflow'],
+  },
+  {
+    code: 'at-most-once-dead-lettering',
+    document: changed([...T, 'rabbitmq', 'deadLetterStrategy'], 'at-most-once'),
+    path: [...T, 'rabbitmq', 'deadLetterStrategy'],
+  },
+  {
+    code: 'unbounded-wait-queue',
+    document: withChanges([
+      [[...T, 'rabbitmq', 'mode'], 'ttl-queues'],
+      [['spec', 'jitter'], 'none'],
+      [[...T, 'rabbitmq', 'waitQueueMaxLength'], 'unbounded'],
+    ]),
+    path: [...T, 'rabbitmq', 'waitQueueMaxLength'],
+  },
+  {
+    code: 'delivery-limit-below-attempts',
+    document: withChanges([
+      [[...T, 'rabbitmq', 'mode'], 'quorum-delayed-retry'],
+      [[...T, 'rabbitmq', 'deliveryLimit'], 2],
+    ]),
+    path: [...T, 'rabbitmq', 'deliveryLimit'],
+  },
+  {
+    code: 'retention-below-delay',
+    document: changed([...T, 'kafka', 'retryRetention'], '5s'),
+    path: [...T, 'kafka', 'retryRetention'],
+  },
+  {
+    code: 'min-insync-above-replication',
+    document: changed([...T, 'kafka', 'minInSyncReplicas'], 4),
+    path: [...T, 'kafka', 'minInSyncReplicas'],
+  },
+  {
+    code: 'lock-duration-over-max',
+    document: changed([...T, 'serviceBus', 'lockDuration'], '10m'),
+    path: [...T, 'serviceBus', 'lockDuration'],
+  },
+  {
+    code: 'name-invalid',
+    document: changed([...T, 'rabbitmq', 'queue'], '12345'),
+    path: [...T, 'rabbitmq', 'queue'],
+  },
+  {
+    code: 'name-too-long',
+    document: changed([...T, 'rabbitmq', 'queue'], `q${'x'.repeat(300)}`),
+    path: [...T, 'rabbitmq', 'queue'],
+  },
+  {
+    code: 'name-collision',
+    document: changed([...T, 'rabbitmq', 'queue'], 'billing.order-placed.dlq'),
+    path: ['metadata', 'name'],
+  },
+];
+
+/** Codes that belong to a file or a set of files rather than to one document. */
+const FILE_CODES: IssueCode[] = ['file-unreadable', 'yaml-syntax', 'no-policy', 'duplicate-policy-name'];
+
+describe('the clean fixture', () => {
+  it('has no findings at all, so each case below isolates its code', () => {
+    expect(checkDocument(cleanPolicy()).issues).toEqual([]);
+  });
+});
+
+describe.each(CASES)('$code', ({ code, document, path }) => {
+  it(`is reported at ${path.join('.')}`, () => {
+    const { issues } = checkDocument(document);
+    const found = issues.filter((each) => each.code === code);
+    expect(found.map((each) => each.path)).toContainEqual(path);
+    expect(found[0]?.severity).toBe(ISSUE_CODES[code]);
+  });
+});
+
+describe('file-level codes', () => {
+  it('yaml-syntax: a broken document, with its line', () => {
+    const { issues } = loadPolicyText('apiVersion: retry-topology/v1\nkind: [RetryPolicy\n', 'broken.yaml');
+    expect(issues[0]).toMatchObject({ code: 'yaml-syntax', file: 'broken.yaml' });
+    expect(issues[0]?.line).toBeGreaterThanOrEqual(2);
+  });
+
+  it('yaml-syntax: a duplicated key', () => {
+    const { issues } = loadPolicyText('kind: RetryPolicy\nkind: RetryPolicy\n', 'dup.yaml');
+    expect(issues.map((each) => each.code)).toContain('yaml-syntax');
+  });
+
+  it('no-policy: an empty file', () => {
+    expect(loadPolicyText('# nothing here\n', 'empty.yaml').issues.map((each) => each.code)).toEqual([
+      'no-policy',
+    ]);
+  });
+
+  it('file-unreadable: a missing file', async () => {
+    const { issues } = await loadPolicyFiles(['does/not/exist.yaml']);
+    expect(issues).toMatchObject([{ code: 'file-unreadable', file: 'does/not/exist.yaml' }]);
+  });
+
+  it('duplicate-policy-name: the same name in two documents', async () => {
+    const { issues } = await loadPolicyFiles(['policies/billing.yaml', 'policies/billing.yaml']);
+    const duplicate = issues.find((each) => each.code === 'duplicate-policy-name');
+    expect(duplicate).toMatchObject({ path: ['metadata', 'name'], file: 'policies/billing.yaml' });
+  });
+});
+
+describe('the code registry', () => {
+  it('has a test case for every code', () => {
+    const tested = new Set<string>([...CASES.map((each) => each.code), ...FILE_CODES]);
+    expect(Object.keys(ISSUE_CODES).filter((code) => !tested.has(code))).toEqual([]);
+  });
+
+  it('has a documentation page for every code', () => {
+    const missing = Object.keys(ISSUE_CODES).filter(
+      (code) => !existsSync(join('docs', 'codes', `${code}.md`)),
+    );
+    expect(missing).toEqual([]);
+  });
+});

@@ -1,0 +1,71 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { formatIssue, loadPolicyText } from '../../policy';
+
+const BILLING = readFileSync('policies/billing.yaml', 'utf8');
+
+function lineOf(text: string, needle: string): number {
+  return text.split('\n').findIndex((line) => line.includes(needle)) + 1;
+}
+
+describe('positions in policy files', () => {
+  it('points a broken duration at its value, with file, line, column and path', () => {
+    const text = BILLING.replace('initial: 1s', 'initial: fast');
+    const [found] = loadPolicyText(text, 'policies/billing.yaml').issues.filter(
+      (each) => each.severity === 'error',
+    );
+    expect(found).toMatchObject({
+      code: 'invalid-duration',
+      path: ['spec', 'backoff', 'initial'],
+      line: lineOf(text, 'initial: fast'),
+    });
+    expect(found?.column).toBe(
+      (text.split('\n')[lineOf(text, 'initial: fast') - 1]?.indexOf('fast') ?? -1) + 1,
+    );
+    expect(formatIssue(found ?? ({} as never))).toBe(
+      `policies/billing.yaml:${found?.line}:${found?.column} spec.backoff.initial: expected a duration like "500ms" or "2s", got "fast" [error invalid-duration]`,
+    );
+  });
+
+  it('points a missing field at its parent key', () => {
+    const text = BILLING.replace('  maxAttempts: 4\n', '');
+    const found = loadPolicyText(text, 'b.yaml').issues.find((each) => each.code === 'required');
+    expect(found).toMatchObject({ path: ['spec', 'maxAttempts'], line: lineOf(text, 'spec:'), column: 1 });
+  });
+
+  it('points an unknown key at the key, and suggests the likely one', () => {
+    const text = BILLING.replace('  jitter: none', '  jiter: none');
+    const found = loadPolicyText(text, 'b.yaml').issues.find((each) => each.code === 'unknown-key');
+    expect(found).toMatchObject({ path: ['spec', 'jiter'], line: lineOf(text, 'jiter'), column: 3 });
+    expect(found?.message).toContain('did you mean "jitter"');
+  });
+
+  it('reports every problem at once', () => {
+    const text = BILLING.replace('initial: 1s', 'initial: fast')
+      .replace('  jitter: none', '  jiter: none')
+      .replace('maxAttempts: 4', 'maxAttempts: many');
+    const codes = loadPolicyText(text, 'b.yaml')
+      .issues.map((each) => each.code)
+      .sort();
+    expect(codes).toEqual(['invalid-duration', 'invalid-type', 'unknown-key']);
+  });
+
+  it('shows a version YAML read as a number the way it was written', () => {
+    const text = BILLING.replace('brokerVersion: "3.10.8"', 'brokerVersion: 3.10');
+    const found = loadPolicyText(text, 'b.yaml').issues.find((each) => each.code === 'invalid-type');
+    expect(found?.path).toEqual(['spec', 'targets', 'rabbitmq', 'brokerVersion']);
+    expect(found?.message).toContain('"3.10"');
+  });
+
+  it('reads several policies from one file, each with its own positions', () => {
+    const second = BILLING.replace('name: billing.order-placed', 'name: billing.order-cancelled').replace(
+      'initial: 1s',
+      'initial: soon',
+    );
+    const text = `${BILLING}---\n${second}`;
+    const result = loadPolicyText(text, 'two.yaml');
+    expect(result.policies.map((loaded) => loaded.policy.name)).toEqual(['billing.order-placed']);
+    const found = result.issues.find((each) => each.code === 'invalid-duration');
+    expect(found?.line).toBe(lineOf(text, 'initial: soon'));
+  });
+});
