@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
 import type { KafkaHandler, KafkaRetryEvent } from '../../../runtime/kafka';
-import { Harness, header, http503, kafkaPlan, uniqueName, waitFor } from './support';
+import { Harness, header, http503, kafkaPlan, recordingMeter, uniqueName, waitFor } from './support';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -42,7 +42,8 @@ describe('per-key order on a real Kafka (seed 002, ★★★)', () => {
     // OrderPlaced fails twice: it moves from level 1 to level 2, and its followers move after it.
     const orders = ordersHandler({ OrderPlaced: 2 });
     const events: KafkaRetryEvent[] = [];
-    await harness.start({ handler: orders.handler, onEvent: (event) => events.push(event) });
+    const { meter, count } = recordingMeter();
+    await harness.start({ handler: orders.handler, meter, onEvent: (event) => events.push(event) });
     await harness.send([
       { key: 'order-42', value: 'OrderPlaced' },
       { key: 'order-42', value: 'OrderUpdated' },
@@ -68,6 +69,7 @@ describe('per-key order on a real Kafka (seed 002, ★★★)', () => {
       harness.target.levels[1]?.destination,
       harness.target.levels[1]?.destination,
     ]);
+    expect(count('retry_topology.kafka.parked', 'role')).toEqual({ main: 2, retry: 2 });
     expect(events.filter((event) => event.type === 'failed')).toEqual([]);
   });
 

@@ -1,30 +1,22 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { HEADERS, type MeterLike } from '../../../runtime';
+import { HEADERS } from '../../../runtime';
 import { KAFKA_HEADERS, type KafkaRetryEvent } from '../../../runtime/kafka';
-import { Harness, header, http503, InvalidCurrencyError, kafkaPlan, uniqueName, waitFor } from './support';
+import {
+  Harness,
+  header,
+  http503,
+  InvalidCurrencyError,
+  kafkaPlan,
+  recordingMeter,
+  uniqueName,
+  waitFor,
+} from './support';
 
 let harness: Harness | undefined;
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
 });
-
-function recordingMeter() {
-  const records: Array<{ name: string; attributes: Record<string, string | number> }> = [];
-  const meter: MeterLike = {
-    createCounter: (name) => ({ add: (_value, attributes = {}) => void records.push({ name, attributes }) }),
-    createHistogram: () => ({ record: () => undefined }),
-  };
-  const count = (name: string, key: string) => {
-    const out: Record<string, number> = {};
-    for (const r of records.filter((each) => each.name === name)) {
-      const value = String(r.attributes[key]);
-      out[value] = (out[value] ?? 0) + 1;
-    }
-    return out;
-  };
-  return { meter, count };
-}
 
 describe('the seed run on a real Kafka (1 s / 2 s / 4 s, no jitter)', () => {
   it('retries A until it succeeds, dead-letters B at once and C after attempt 4, and never stops the partition', async () => {

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { type Admin, type Consumer, type ConsumerConfig, Kafka, logLevel, type Producer } from 'kafkajs';
 import { derivePlan, type KafkaPlan, type PolicyInput, parsePolicy, type RetryPlan } from '../../../policy';
+import type { MeterLike } from '../../../runtime';
 import {
   type ConsumedMessage,
   createKafkaRetry,
@@ -198,4 +199,22 @@ export function header(message: ConsumedMessage, name: string): string | undefin
   const raw = message.headers?.[name];
   const first = Array.isArray(raw) ? raw[0] : raw;
   return first === undefined ? undefined : first.toString();
+}
+
+/** A meter that counts what it is given, by one attribute. */
+export function recordingMeter() {
+  const records: Array<{ name: string; attributes: Record<string, string | number> }> = [];
+  const meter: MeterLike = {
+    createCounter: (name) => ({ add: (_value, attributes = {}) => void records.push({ name, attributes }) }),
+    createHistogram: () => ({ record: () => undefined }),
+  };
+  const count = (name: string, key: string) => {
+    const out: Record<string, number> = {};
+    for (const r of records.filter((each) => each.name === name)) {
+      const value = String(r.attributes[key]);
+      out[value] = (out[value] ?? 0) + 1;
+    }
+    return out;
+  };
+  return { meter, count };
 }
