@@ -63,10 +63,20 @@ export function createMetrics(
     description: 'Handler call time',
     unit: 'ms',
   });
+  // Attribute sets are few and fixed: build each once instead of on every message.
+  const cache = new Map<string, Record<string, string | number>>();
+  const attributes = (key: string, extra: Record<string, string | number>) => {
+    let found = cache.get(key);
+    if (!found) {
+      found = { ...labels, ...extra };
+      cache.set(key, found);
+    }
+    return found;
+  };
   return {
-    attempt: (outcome) => attempts.add(1, { ...labels, outcome }),
-    retryScheduled: (kind, level) => retries.add(1, { ...labels, kind, level }),
-    deadLettered: (reason) => deadLetters.add(1, { ...labels, reason }),
-    handlerDuration: (ms, outcome) => duration.record(ms, { ...labels, outcome }),
+    attempt: (outcome) => attempts.add(1, attributes(`a/${outcome}`, { outcome })),
+    retryScheduled: (kind, level) => retries.add(1, attributes(`r/${kind}/${level}`, { kind, level })),
+    deadLettered: (reason) => deadLetters.add(1, attributes(`d/${reason}`, { reason })),
+    handlerDuration: (ms, outcome) => duration.record(ms, attributes(`h/${outcome}`, { outcome })),
   };
 }

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { ConfirmChannel, Message, Options } from 'amqplib';
 import { RetryTopologyError } from '../errors';
 
@@ -12,6 +12,10 @@ import { RetryTopologyError } from '../errors';
 export const PUBLISH_ID_HEADER = 'retry-publish-id';
 
 const returned = new WeakMap<ConfirmChannel, Set<string>>();
+
+/** Unique per process and publish, and cheaper than a UUID on the hot path. */
+const PROCESS_ID = randomBytes(6).toString('hex');
+let sequence = 0;
 
 function returnsOf(channel: ConfirmChannel): Set<string> {
   let ids = returned.get(channel);
@@ -36,7 +40,7 @@ export function publishConfirmed(
   options: Options.Publish,
 ): Promise<void> {
   const ids = returnsOf(channel);
-  const id = randomUUID();
+  const id = `${PROCESS_ID}-${(sequence++).toString(36)}`;
   const headers = { ...(options.headers ?? {}), [PUBLISH_ID_HEADER]: id };
   return new Promise((resolve, reject) => {
     try {

@@ -9,6 +9,7 @@ import { type FinalDecision, runHandler } from '../run-handler';
 import { attemptOf } from './attempt';
 import { publishConfirmed } from './confirm';
 import { copyProperties, firstFailureAt } from './copy';
+import { Settler } from './settle';
 
 export interface RabbitHandlerContext {
   /** This delivery's attempt, from 1. */
@@ -71,6 +72,7 @@ export async function consumeWithRetries(
   const metrics = createMetrics({ policy: plan.policy, target: 'rabbitmq' }, options.meter);
   const stopping = new AbortController();
   const inFlight = new Set<Promise<void>>();
+  const settle = new Settler(channel);
   const report = (error: unknown, message: ConsumeMessage) => options.onError?.(error, message);
 
   /** Publishes until the broker takes it, or until the consumer stops ('stopped'). */
@@ -103,7 +105,7 @@ export async function consumeWithRetries(
     if (rules.mode === 'quorum-delayed-retry') {
       // RabbitMQ 4.3+: a reject counts as a failed delivery, and the queue's delayed-retry
       // settings hold the message before it is delivered again. Nothing is republished.
-      channel.reject(message, true);
+      settle.reject(message, true);
       return;
     }
     const now = clock.now();
@@ -119,11 +121,11 @@ export async function consumeWithRetries(
       publishConfirmed(channel, rules.retryExchange, routingKey, message.content, properties),
     );
     if (outcome === 'stopped') {
-      channel.nack(message, false, true);
+      settle.nack(message, true);
       return;
     }
     await options.afterCopyConfirmed?.(message);
-    channel.ack(message);
+    settle.ack(message);
   }
 
   async function deadLetter(
@@ -155,12 +157,12 @@ export async function consumeWithRetries(
         message.content,
         copyProperties(message, deadLetterHeaders(info)),
       );
-      channel.ack(message);
+      settle.ack(message);
     } catch (refused) {
       report(refused, message);
       // The broker's own dead-lettering still gets it to the DLQ (at-least-once, via the main
       // queue's DLX), without our reason headers but with x-death saying "rejected".
-      channel.reject(message, false);
+      settle.reject(message, false);
     }
   }
 
@@ -184,11 +186,11 @@ export async function consumeWithRetries(
     try {
       switch (decision.kind) {
         case 'ack':
-          channel.ack(message);
+          settle.ack(message);
           metrics.attempt('success');
           return;
         case 'requeue':
-          channel.nack(message, false, true);
+          settle.nack(message, true);
           metrics.attempt('requeued');
           return;
         case 'delayed':
@@ -213,6 +215,7 @@ export async function consumeWithRetries(
   const { consumerTag } = await channel.consume(rules.mainQueue, (message) => {
     // null: the broker cancelled the consumer (the queue was deleted).
     if (!message) return;
+    settle.track(message);
     const work = handle(message).finally(() => inFlight.delete(work));
     inFlight.add(work);
   });
@@ -223,6 +226,7 @@ export async function consumeWithRetries(
       await channel.cancel(consumerTag).catch(() => undefined);
       stopping.abort(new RetryTopologyError('consumer-stopped', 'the consumer is stopping'));
       await Promise.allSettled([...inFlight]);
+      settle.flush();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import amqplib from 'amqplib';
+import amqplib, { type ChannelModel } from 'amqplib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
 import {
@@ -39,7 +39,7 @@ describe('a broker restart while messages wait', () => {
         initialDelay: 500,
         maxDelay: 2_000,
         maxRetries: Number.POSITIVE_INFINITY,
-        async setup(model) {
+        async setup(model: ChannelModel) {
           const channel = await model.createConfirmChannel();
           channel.on('error', () => {});
           await consumeWithRetries(channel, plan, async (message, context) => {
