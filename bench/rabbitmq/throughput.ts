@@ -82,7 +82,12 @@ function countAcks(channel: ConfirmChannel): { done: Promise<number>; restore():
     }
     if (upTo + above.size === MESSAGES) finish(performance.now() - started);
   };
-  return { done, restore: () => void (channel.ack = original) };
+  return {
+    done,
+    restore: () => {
+      channel.ack = original;
+    },
+  };
 }
 
 async function rawConsume(channel: ConfirmChannel, queue: string): Promise<number> {

@@ -28,6 +28,7 @@ function commands(workflow: Workflow): string[][] {
     .filter((line): line is string => Boolean(line))
     .map((line) =>
       line
+        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JS template
         .replace('${{ github.base_ref }}', 'main')
         .replace('git:origin/main:', 'git:HEAD:')
         .split(' ')

@@ -49,7 +49,9 @@ describe('parseRate', () => {
 
 describe('the outage model', () => {
   const plan = planOf(BILLING);
-  const rules = { ...plan.targets.rabbitmq!, classification: plan.classification };
+  const rabbit = plan.targets.rabbitmq;
+  if (!rabbit) throw new Error('the billing example has a rabbitmq target');
+  const rules = { ...rabbit, classification: plan.classification };
 
   it('dead-letters what exhausts its attempts in the outage and retries the rest once after it', () => {
     // 10 s at 100/s with fixed waits 1 s, 2 s, 4 s (window 7 s): a message arriving at a has calls at

@@ -64,7 +64,7 @@ function mockState(args: pulumi.runtime.MockResourceArgs): Record<string, unknow
 }
 
 /** Runs `build` under fresh mocks and waits until every registration has reached the mock. */
-export async function record(build: () => void | Promise<unknown>): Promise<Recording> {
+export async function record(build: () => unknown): Promise<Recording> {
   const recording: Recording = { mockCalls: [], registrations: [], outputs: new Map() };
   await pulumi.runtime.setMocks(
     {
@@ -115,7 +115,7 @@ async function settle(): Promise<void> {
 }
 
 /** An output's value (mocks resolve everything; no unknowns outside preview). */
-export function valueOf<T>(output: pulumi.Output<T>): Promise<T> {
+export function outputValue<T>(output: pulumi.Output<T>): Promise<T> {
   return new Promise((resolve) => output.apply((value) => resolve(value)));
 }
 

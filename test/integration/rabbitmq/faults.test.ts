@@ -3,7 +3,6 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
 import {
-  type Broker,
   body,
   connect,
   drain,
@@ -290,5 +289,3 @@ describe('faults on a real RabbitMQ', () => {
     expect(back[0]?.properties.headers?.[HEADERS.attempt]).toBeUndefined();
   });
 });
-
-export type { Broker };

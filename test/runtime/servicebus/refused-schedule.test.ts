@@ -24,7 +24,7 @@ describe('a schedule the broker refuses', () => {
     expect(queue.completed).toEqual([]);
     expect(queue.lockedCount).toBe(1);
     expect(errors.map((error) => [error.code, error.messageId])).toEqual([['schedule-refused', 'msg-A']]);
-    expect((errors[0]?.cause as { code?: string }).code).toBe('QuotaExceeded');
+    expect((errors[0]?.cause as { code?: string } | undefined)?.code).toBe('QuotaExceeded');
   });
 
   it('gets it back when the lock expires, and retries it once the broker accepts again', async () => {

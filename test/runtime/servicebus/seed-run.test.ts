@@ -24,10 +24,10 @@ describe.each(['subscribe', 'receiveLoop'] as const)('the seed run (%s)', (mode)
       if (orderId === 'C' || attempt < 3) throw httpError(503);
     });
     const { retry, receiver, clock } = harness;
-    const loop =
-      mode === 'subscribe'
-        ? (retry.subscribe(receiver, { processError: async () => {} }, { maxConcurrentCalls: 3 }), undefined)
-        : retry.receiveLoop(receiver);
+    let loop: Promise<void> | undefined;
+    if (mode === 'subscribe')
+      retry.subscribe(receiver, { processError: async () => {} }, { maxConcurrentCalls: 3 });
+    else loop = retry.receiveLoop(receiver);
     await harness.send([order('A'), order('B'), order('C')]);
     await clock.advance(30_000);
     await retry.stop();
