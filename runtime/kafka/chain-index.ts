@@ -40,8 +40,8 @@ export class ChainIndex {
   add(entry: ChainEntry & { offset: number }): void {
     const where = slot(entry.topic, entry.partition);
     if (entry.offset < (this.floors.get(where) ?? 0)) return;
-    let copies = this.entries.get(where);
-    if (!copies) this.entries.set(where, (copies = new Map()));
+    const copies = this.entries.get(where) ?? new Map<number, ChainEntry>();
+    this.entries.set(where, copies);
     if (copies.has(entry.offset)) return;
     copies.set(entry.offset, entry);
     this.keyed(entry.partition, entry.keyId).add(entry);
@@ -110,8 +110,8 @@ export class ChainIndex {
 
   private keyed(partition: number, keyId: string): Set<ChainEntry> {
     const where = keySlot(partition, keyId);
-    let set = this.byKey.get(where);
-    if (!set) this.byKey.set(where, (set = new Set()));
+    const set = this.byKey.get(where) ?? new Set<ChainEntry>();
+    this.byKey.set(where, set);
     return set;
   }
 }

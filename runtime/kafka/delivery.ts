@@ -1,29 +1,19 @@
 import type { KafkaPlan, Level } from '../../policy/plan/types';
 import { readAttempt } from '../attempt';
 import type { Clock, Random } from '../clock';
-import { describeError, HEADERS } from '../dead-letter';
+import { HEADERS } from '../dead-letter';
 import type { TargetRules } from '../decide';
 import type { RetryMetrics } from '../metrics';
-import { type FinalDecision, runHandler } from '../run-handler';
-import type { ConsumedMessage, KafkaClient, ProducerLike } from './contract';
+import { runHandler } from '../run-handler';
+import type { ConsumedMessage, ConsumerLike, KafkaClient, ProducerLike } from './contract';
 import { dueAt } from './due';
 import { KafkaRetryError } from './errors';
 import type { PartitionGate } from './gate';
-import {
-  type CopyHeaders,
-  deadLetterCopyHeaders,
-  firstFailureAt,
-  headerText,
-  KAFKA_HEADERS,
-  type Origin,
-  originOf,
-  parkedCopyHeaders,
-  retryCopyHeaders,
-} from './headers';
+import { headerText, KAFKA_HEADERS, type Origin, originOf } from './headers';
 import type { KafkaHandler, KafkaRetryEvent, KafkaRetryOptions, KafkaRole } from './options';
 import type { KeyOrdering } from './ordering';
 import type { Placement } from './parking';
-import { commitPast, produceCopy } from './produce';
+import { carryOut, parkCopy } from './route';
 
 /** What every delivery shares: the rules, the clients, the injected world. */
 export interface Runtime {
@@ -44,7 +34,7 @@ export interface Runtime {
 
 export interface Delivery {
   role: KafkaRole;
-  consumer: Parameters<typeof commitPast>[0];
+  consumer: ConsumerLike;
   gate: PartitionGate;
   topic: string;
   partition: number;
@@ -53,7 +43,7 @@ export interface Delivery {
   level?: Level;
 }
 
-interface Reading {
+export interface Reading {
   attempt: number;
   invalid?: string;
   origin: Origin;
@@ -103,7 +93,7 @@ export async function deliver(rt: Runtime, d: Delivery): Promise<void> {
     const reading = read(d);
     const placement = await place(rt, d, reading);
     if (placement.kind === 'park') {
-      await park(rt, d, reading, placement);
+      await parkCopy(rt, d, reading, placement);
       rt.emit({
         type: 'parked',
         ...at,
@@ -150,22 +140,6 @@ async function place(rt: Runtime, d: Delivery, reading: Reading): Promise<Placem
   }
 }
 
-async function park(
-  rt: Runtime,
-  d: Delivery,
-  reading: Reading,
-  placement: Extract<Placement, { kind: 'park' }>,
-) {
-  const headers = parkedCopyHeaders({
-    incoming: d.message.headers,
-    origin: reading.origin,
-    attempt: reading.attempt,
-    notBefore: placement.notBefore,
-  });
-  await copyThenCommit(rt, d, placement.topic, headers, reading, placement.notBefore);
-  rt.countParked(d.role);
-}
-
 async function handle(rt: Runtime, d: Delivery, reading: Reading): Promise<void> {
   const run = await runHandler(rt.rules, {
     attempt: reading.attempt,
@@ -209,114 +183,4 @@ async function handle(rt: Runtime, d: Delivery, reading: Reading): Promise<void>
     outcome: outcome[run.decision.kind],
     ...(destination === undefined ? {} : { destination }),
   });
-}
-
-/** Returns the topic a copy went to, if any. */
-async function carryOut(
-  rt: Runtime,
-  d: Delivery,
-  reading: Reading,
-  decision: FinalDecision,
-  error: unknown,
-): Promise<string | undefined> {
-  const now = rt.clock.now();
-  switch (decision.kind) {
-    case 'ack':
-      await commit(rt, d);
-      return undefined;
-    case 'requeue':
-      // The runtime is stopping in the middle of an in-memory wait: leave the record uncommitted.
-      d.gate.park(d.topic, d.partition, d.message.offset);
-      return undefined;
-    case 'delayed': {
-      const notBefore = now + decision.delayMs;
-      const headers = retryCopyHeaders({
-        incoming: d.message.headers,
-        origin: reading.origin,
-        nextAttempt: decision.nextAttempt,
-        notBefore,
-        firstFailureAt: firstFailureAt(d.message.headers, now),
-        ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
-      });
-      await copyThenCommit(rt, d, decision.destination, headers, reading, notBefore);
-      return decision.destination;
-    }
-    case 'dead-letter': {
-      const { name, message } = describeError(error);
-      const headers = deadLetterCopyHeaders({
-        incoming: d.message.headers,
-        origin: reading.origin,
-        info: {
-          reason: decision.reason,
-          because: decision.because,
-          errorName: name,
-          errorMessage: message,
-          attempt: reading.attempt,
-          source: d.topic,
-          firstFailureAt: firstFailureAt(d.message.headers, now),
-          deadLetteredAt: now,
-          ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
-        },
-      });
-      await copyThenCommit(rt, d, rt.rules.deadLetterTopic, headers, reading, undefined);
-      return rt.rules.deadLetterTopic;
-    }
-  }
-}
-
-/**
- * The commit discipline: produce the copy (acks -1), and only once it is acked commit past
- * the record. A failed produce throws before the commit; so does the fault hook.
- */
-async function copyThenCommit(
-  rt: Runtime,
-  d: Delivery,
-  destination: string,
-  headers: CopyHeaders,
-  reading: Reading,
-  notBefore: number | undefined,
-): Promise<void> {
-  const { key, value } = d.message;
-  await produceCopy(rt.producer, rt.client, destination, { key, value, headers, partition: d.partition });
-  if (rt.ordering && key && destination !== rt.rules.deadLetterTopic) {
-    rt.ordering.produced({
-      topic: destination,
-      partition: d.partition,
-      keyId: key.toString('base64'),
-      ...(reading.sequence === undefined ? {} : { sequence: reading.sequence }),
-      ...(notBefore === undefined ? {} : { notBefore }),
-      producedAt: rt.clock.now(),
-    });
-  }
-  try {
-    await rt.afterCopyProduced?.({
-      topic: d.topic,
-      partition: d.partition,
-      offset: d.message.offset,
-      destination,
-    });
-  } catch (cause) {
-    throw new KafkaRetryError('step-failed', 'the after-copy hook failed before the commit', { cause });
-  }
-  await commit(rt, d);
-}
-
-/**
- * Commits past the record. A failed commit is reported and not retried: commits are
- * cumulative, so the next record's commit covers this one, and if none comes (a rebalance, a
- * crash) the record is read again: a duplicate, never a loss.
- */
-async function commit(rt: Runtime, d: Delivery): Promise<void> {
-  try {
-    await commitPast(d.consumer, d.topic, d.partition, d.message.offset);
-  } catch (error) {
-    rt.emit({
-      type: 'failed',
-      role: d.role,
-      topic: d.topic,
-      partition: d.partition,
-      offset: d.message.offset,
-      error: error as KafkaRetryError,
-    });
-  }
 }

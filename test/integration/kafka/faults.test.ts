@@ -17,10 +17,11 @@ async function committed(h: Harness, group: string, topic: string, partition: nu
 
 /** Waits for the group's commit (it follows the handler's return by a round trip). */
 async function committedPast(h: Harness, group: string, topic: string, partition: number, offset: string) {
-  let last = '';
   const deadline = Date.now() + 10_000;
-  while ((last = await committed(h, group, topic, partition)) !== offset && Date.now() < deadline) {
+  let last = await committed(h, group, topic, partition);
+  while (last !== offset && Date.now() < deadline) {
     await new Promise((resolve) => setTimeout(resolve, 100));
+    last = await committed(h, group, topic, partition);
   }
   expect(last).toBe(offset);
 }

@@ -8,10 +8,17 @@ import {
   parkedCopyHeaders,
   retryCopyHeaders,
 } from '../../../runtime/kafka';
+import { seedPlan } from '../plan-fixture';
 
 const origin = { topic: 'bookstore.orders', partition: 2, offset: '41' };
 
 describe('Kafka copy headers', () => {
+  it('are the header names the plan announces', () => {
+    const kafka = seedPlan().targets.kafka;
+    expect(kafka?.attemptHeader).toBe(HEADERS.attempt);
+    expect(kafka?.notBeforeHeader).toBe(KAFKA_HEADERS.notBefore);
+  });
+
   it('reads the first value of a header, from Buffers, strings and repeats', () => {
     expect(headerText({ a: Buffer.from('1') }, 'a')).toBe('1');
     expect(headerText({ a: ['x', 'y'] }, 'a')).toBe('x');

@@ -1,0 +1,145 @@
+import { describeError } from '../dead-letter';
+import type { FinalDecision } from '../run-handler';
+import type { Delivery, Reading, Runtime } from './delivery';
+import { KafkaRetryError } from './errors';
+import {
+  type CopyHeaders,
+  deadLetterCopyHeaders,
+  firstFailureAt,
+  parkedCopyHeaders,
+  retryCopyHeaders,
+} from './headers';
+import type { Placement } from './parking';
+import { commitPast, produceCopy } from './produce';
+
+/**
+ * Carrying a decision out on Kafka, always in the same order: produce the copy (acks -1), run
+ * the fault hook, commit. Anything that throws before the commit leaves the record uncommitted.
+ */
+
+/** Parks the record behind the head of its key: a copy into the head's topic, then the commit. */
+export async function parkCopy(
+  rt: Runtime,
+  d: Delivery,
+  reading: Reading,
+  placement: Extract<Placement, { kind: 'park' }>,
+): Promise<void> {
+  const headers = parkedCopyHeaders({
+    incoming: d.message.headers,
+    origin: reading.origin,
+    attempt: reading.attempt,
+    notBefore: placement.notBefore,
+  });
+  await copyThenCommit(rt, d, placement.topic, headers, reading, placement.notBefore);
+  rt.countParked(d.role);
+}
+
+/** Returns the topic a copy went to, if any. */
+export async function carryOut(
+  rt: Runtime,
+  d: Delivery,
+  reading: Reading,
+  decision: FinalDecision,
+  error: unknown,
+): Promise<string | undefined> {
+  const now = rt.clock.now();
+  switch (decision.kind) {
+    case 'ack':
+      await commit(rt, d);
+      return undefined;
+    case 'requeue':
+      // The runtime is stopping in the middle of an in-memory wait: leave the record uncommitted.
+      d.gate.park(d.topic, d.partition, d.message.offset);
+      return undefined;
+    case 'delayed': {
+      const notBefore = now + decision.delayMs;
+      const headers = retryCopyHeaders({
+        incoming: d.message.headers,
+        origin: reading.origin,
+        nextAttempt: decision.nextAttempt,
+        notBefore,
+        firstFailureAt: firstFailureAt(d.message.headers, now),
+        ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
+      });
+      await copyThenCommit(rt, d, decision.destination, headers, reading, notBefore);
+      return decision.destination;
+    }
+    case 'dead-letter': {
+      const { name, message } = describeError(error);
+      const headers = deadLetterCopyHeaders({
+        incoming: d.message.headers,
+        origin: reading.origin,
+        info: {
+          reason: decision.reason,
+          because: decision.because,
+          errorName: name,
+          errorMessage: message,
+          attempt: reading.attempt,
+          source: d.topic,
+          firstFailureAt: firstFailureAt(d.message.headers, now),
+          deadLetteredAt: now,
+          ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
+        },
+      });
+      await copyThenCommit(rt, d, rt.rules.deadLetterTopic, headers, reading, undefined);
+      return rt.rules.deadLetterTopic;
+    }
+  }
+}
+
+/**
+ * The commit discipline: produce the copy (acks -1), and only once it is acked commit past
+ * the record. A failed produce throws before the commit; so does the fault hook.
+ */
+async function copyThenCommit(
+  rt: Runtime,
+  d: Delivery,
+  destination: string,
+  headers: CopyHeaders,
+  reading: Reading,
+  notBefore: number | undefined,
+): Promise<void> {
+  const { key, value } = d.message;
+  await produceCopy(rt.producer, rt.client, destination, { key, value, headers, partition: d.partition });
+  if (rt.ordering && key && destination !== rt.rules.deadLetterTopic) {
+    rt.ordering.produced({
+      topic: destination,
+      partition: d.partition,
+      keyId: key.toString('base64'),
+      ...(reading.sequence === undefined ? {} : { sequence: reading.sequence }),
+      ...(notBefore === undefined ? {} : { notBefore }),
+      producedAt: rt.clock.now(),
+    });
+  }
+  try {
+    await rt.afterCopyProduced?.({
+      topic: d.topic,
+      partition: d.partition,
+      offset: d.message.offset,
+      destination,
+    });
+  } catch (cause) {
+    throw new KafkaRetryError('step-failed', 'the after-copy hook failed before the commit', { cause });
+  }
+  await commit(rt, d);
+}
+
+/**
+ * Commits past the record. A failed commit is reported and not retried: commits are
+ * cumulative, so the next record's commit covers this one, and if none comes (a rebalance, a
+ * crash) the record is read again: a duplicate, never a loss.
+ */
+async function commit(rt: Runtime, d: Delivery): Promise<void> {
+  try {
+    await commitPast(d.consumer, d.topic, d.partition, d.message.offset);
+  } catch (error) {
+    rt.emit({
+      type: 'failed',
+      role: d.role,
+      topic: d.topic,
+      partition: d.partition,
+      offset: d.message.offset,
+      error: error as KafkaRetryError,
+    });
+  }
+}
