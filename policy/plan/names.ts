@@ -18,6 +18,8 @@ export function rabbitNames(policy: Policy, target: RabbitTarget) {
   return {
     main: target.queue,
     deadLetterExchange: `${policy.name}.dlx`,
+    /** Where the runtime publishes retry copies (ttl-queues and delivery-time modes). */
+    retryExchange: `${policy.name}.retry`,
     deadLetterQueue: policy.deadLetter.name ?? `${policy.name}.dlq`,
     wait: (level: number) => `${policy.name}.retry.${level}`,
     /** One RabbitMQ policy per queue, named after it. */
@@ -64,7 +66,15 @@ export function entityNames(policy: Policy): NamedEntity[] {
     const queuePath = ['spec', 'targets', 'rabbitmq', 'queue'];
     out.push({ target: 'rabbitmq', kind: 'queue', name: names.main, path: queuePath });
     out.push({ target: 'rabbitmq', kind: 'queue', name: names.deadLetterQueue, path: deadLetterPath });
+    out.push({
+      target: 'rabbitmq',
+      kind: 'exchange',
+      name: rabbitmq.exchange,
+      path: ['spec', 'targets', 'rabbitmq', 'exchange'],
+    });
     out.push({ target: 'rabbitmq', kind: 'exchange', name: names.deadLetterExchange, path: namePath });
+    if (rabbitmq.mode !== 'quorum-delayed-retry' && levels > 0)
+      out.push({ target: 'rabbitmq', kind: 'exchange', name: names.retryExchange, path: namePath });
     if (rabbitmq.mode === 'ttl-queues') {
       for (let level = 1; level <= levels; level++)
         out.push({ target: 'rabbitmq', kind: 'queue', name: names.wait(level), path: namePath });

@@ -68,7 +68,7 @@ function rabbitLevels(
 
 export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: number[]): RabbitMqPlan {
   const names = rabbitNames(policy, target);
-  const retryExchange = `${policy.name}.retry`;
+  const { retryExchange } = names;
   const levels = rabbitLevels(policy, target, delays, names);
   const queues: RabbitQueueSpec[] = [];
   const policies: RabbitPolicySpec[] = [];

@@ -50,7 +50,7 @@ const rabbitmq: Rule = ({ policy }) => {
       issue(
         'mode-needs-newer-broker',
         at('mode'),
-        `mode "${target.mode}" needs RabbitMQ ${MODE_MIN_VERSION[target.mode].join('.')} or later; ${target.brokerVersion} accepts its settings and silently ignores them`,
+        `mode "${target.mode}" needs RabbitMQ ${MODE_MIN_VERSION[target.mode].join('.')} or later, but brokerVersion is ${target.brokerVersion}: an older broker would retry without waiting or refuse the topology`,
       ),
     );
   }

@@ -1,5 +1,5 @@
 import type { Issue } from '../issues';
-import { inMemoryRange, policyDelays } from '../plan/timeline';
+import { inMemoryRange, linearDelays, policyDelays } from '../plan/timeline';
 import type { RangeMs } from '../plan/types';
 import type { Policy } from '../types';
 
@@ -19,7 +19,11 @@ export type Rule = (context: RuleContext) => Issue[];
 export function ruleContext(policy: Policy): RuleContext {
   const delays = policyDelays(policy);
   const inMemory = inMemoryRange(policy);
-  const waits = delays.reduce((sum, delay) => sum + delay, 0);
+  const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
+  // Jitter only shortens a wait, but the broker's linear delayed retry can lengthen one
+  // ([10s, 1s, 1s] waits 10 s three times): the window is the longest any target applies.
+  const linear = policy.targets.rabbitmq?.mode === 'quorum-delayed-retry' ? sum(linearDelays(delays)) : 0;
+  const waits = Math.max(sum(delays), linear);
   return { policy, delays, inMemory, windowMaxMs: waits + policy.maxAttempts * inMemory.max };
 }
 

@@ -8,7 +8,7 @@ const idempotency: Rule = ({ policy }) => {
     issue(
       'non-idempotent-retry',
       ['spec', 'idempotency', 'idempotent'],
-      'a retry delivers the message again: make the handler idempotent (and say so), or set maxAttempts: 1',
+      'a retry delivers the message again: make the handler idempotent (and say so), or set maxAttempts: 1 and immediate.retries: 0',
     ),
   ];
 };
