@@ -58,9 +58,12 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       catchUpTimeoutMs: options.viewCatchUpTimeoutMs ?? KAFKA_DEFAULTS.viewCatchUpTimeoutMs,
     });
   }
-  const viewStarted = view?.start();
-  // Not awaited yet: run* awaits it. A failure here surfaces there, not as an unhandled rejection.
-  viewStarted?.catch(() => undefined);
+  // The view starts with the first consumer run, once, and stops with the runtime.
+  let viewStarted: Promise<void> | undefined;
+  const startView = () => {
+    viewStarted ??= view?.start();
+    return viewStarted;
+  };
 
   const runtime: Runtime = {
     rules,
@@ -80,7 +83,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   const levelOf = new Map(rules.levels.map((level) => [level.destination, level]));
 
   async function run(consumer: ConsumerLike, role: KafkaRole, topics: string[], fromBeginning: boolean) {
-    await viewStarted;
+    await startView();
     const gate = new PartitionGate(consumer, clock, backoff);
     gates.push(gate);
     if (role === 'main' && consumer.on && consumer.events) {
@@ -116,8 +119,10 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     async stop() {
       stopping.abort(new RetryTopologyError('consumer-stopped', 'the Kafka retry runtime is stopping'));
       for (const gate of gates) gate.stop();
-      await viewStarted?.catch(() => undefined);
-      await view?.stop();
+      if (viewStarted) {
+        await viewStarted.catch(() => undefined);
+        await view?.stop();
+      }
     },
   };
 }
