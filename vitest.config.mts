@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Two projects: `unit` needs nothing running; `integration` needs the local brokers that
-// scripts/brokers.sh starts (npm test does that first).
+// Three projects: `unit` needs nothing running; `integration` needs the local brokers that
+// scripts/brokers.sh starts (npm test does that first); `e2e` needs those brokers and the Pulumi
+// engine (scripts/pulumi-e2e.sh runs it; docs/pulumi-e2e.md).
 export default defineConfig({
   test: {
     projects: [
@@ -9,7 +10,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/integration/**'],
+          exclude: ['test/integration/**', 'test/e2e/**'],
         },
       },
       {
@@ -19,6 +20,16 @@ export default defineConfig({
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // One broker, shared queues: files run one at a time so they do not disturb each other.
+          fileParallelism: false,
+        },
+      },
+      {
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          // Each step runs `pulumi` (5–15 s here) or waits for broker TTLs; a loaded CI machine is slower.
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
           fileParallelism: false,
         },
       },
