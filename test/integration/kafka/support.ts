@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Admin, type Consumer, type ConsumerConfig, Kafka, logLevel, type Producer } from 'kafkajs';
-import { derivePlan, type KafkaPlan, type PolicyInput, parsePolicy, type RetryPlan } from '../../../policy';
+import type { KafkaPlan, PolicyInput, RetryPlan } from '../../../policy';
 import type { MeterLike } from '../../../runtime';
 import {
   type ConsumedMessage,
@@ -9,6 +9,7 @@ import {
   type KafkaRetry,
   type KafkaRetryOptions,
 } from '../../../runtime/kafka';
+import { seedPlanFor } from '../../support/seed-policy';
 
 export const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
 export const kafka = new Kafka({
@@ -38,33 +39,16 @@ export function kafkaPlan(
   spec: Partial<PolicyInput['spec']> = {},
   target: Record<string, unknown> = {},
 ): RetryPlan {
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'billing',
-        maxAttempts: 4,
-        backoff: { type: 'list', delays: ['1s', '2s', '4s'] },
-        jitter: 'none',
-        classify: { presets: ['http-transient'], permanent: { errorNames: ['InvalidCurrencyError'] } },
-        idempotency: { idempotent: true, key: 'orderId' },
-        targets: {
-          kafka: {
-            topic: `${name}.orders`,
-            consumerGroup: `${name}.billing`,
-            partitions: 3,
-            declareTopic: true,
-            replicationFactor: 1,
-            minInSyncReplicas: 1,
-            ...target,
-          },
-        },
-        ...spec,
-      },
-    } as PolicyInput),
-  );
+  const kafka = {
+    topic: `${name}.orders`,
+    consumerGroup: `${name}.billing`,
+    partitions: 3,
+    declareTopic: true,
+    replicationFactor: 1,
+    minInSyncReplicas: 1,
+    ...target,
+  } as NonNullable<PolicyInput['spec']['targets']['kafka']>;
+  return seedPlanFor(name, { kafka }, spec);
 }
 
 export function kafkaOf(plan: RetryPlan): KafkaPlan {

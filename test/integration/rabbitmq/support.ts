@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import amqplib, { type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
-import { derivePlan, type PolicyInput, parsePolicy, type RetryPlan } from '../../../policy';
+import type { PolicyInput, RetryPlan } from '../../../policy';
 import { declareTopology, deleteTopology, managementApi } from '../../../runtime/rabbitmq';
+import { seedPlanFor } from '../../support/seed-policy';
 
 export const AMQP_URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 export const management = managementApi({
@@ -21,32 +22,15 @@ export function rabbitPlan(
   spec: Partial<PolicyInput['spec']> = {},
   target: Record<string, unknown> = {},
 ): RetryPlan {
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'billing',
-        maxAttempts: 4,
-        backoff: { type: 'list', delays: ['1s', '2s', '4s'] },
-        jitter: 'none',
-        classify: { presets: ['http-transient'], permanent: { errorNames: ['InvalidCurrencyError'] } },
-        idempotency: { idempotent: true, key: 'orderId' },
-        targets: {
-          rabbitmq: {
-            exchange: `${name}.ordering`,
-            declareExchange: true,
-            routingKey: 'order.placed',
-            mode: 'ttl-queues',
-            brokerVersion: '3.10.8',
-            ...target,
-          },
-        },
-        ...spec,
-      },
-    } as PolicyInput),
-  );
+  const rabbitmq = {
+    exchange: `${name}.ordering`,
+    declareExchange: true,
+    routingKey: 'order.placed',
+    mode: 'ttl-queues',
+    brokerVersion: '3.10.8',
+    ...target,
+  } as NonNullable<PolicyInput['spec']['targets']['rabbitmq']>;
+  return seedPlanFor(name, { rabbitmq }, spec);
 }
 
 export interface Broker {
