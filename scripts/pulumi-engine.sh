@@ -14,7 +14,9 @@
 # The last line on stdout is always `PULUMI_BIN=<dir>`: put <dir> on PATH.
 # See docs/pulumi-engine.md for why each piece is built the way it is.
 #
-# Usage: scripts/pulumi-engine.sh [--force] [--rebuild]
+# Usage: scripts/pulumi-engine.sh [--check] [--force] [--rebuild]
+#   --check    build nothing: print the path lines if an engine is ready (on PATH or complete in
+#              the cache), else say what is missing on stderr and exit 3
 #   --force    build even if a `pulumi` is already on PATH
 #   --rebuild  rebuild the binaries even if they are already in the cache (implies --force)
 set -euo pipefail
@@ -35,18 +37,20 @@ TF_KAFKA_VERSION=v0.13.1
 
 force=0
 rebuild=0
+check=0
 for arg in "$@"; do
   case "$arg" in
+    --check) check=1 ;;
     --force) force=1 ;;
     --rebuild) force=1; rebuild=1 ;;
-    -h|--help) sed -n '2,19p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) echo "pulumi-engine: unknown argument: $arg" >&2; exit 2 ;;
   esac
 done
 
 log() { echo "pulumi-engine: $*" >&2; }
 die() { log "error: $*"; exit 1; }
-trap 'rc=$?; if [[ $rc -ne 0 ]]; then log "failed (exit $rc); nothing broken was installed"; fi' EXIT
+trap 'rc=$?; if [[ $rc -ne 0 && $check -eq 0 ]]; then log "failed (exit $rc); nothing broken was installed"; fi' EXIT
 
 if [[ $force -eq 0 ]] && existing=$(command -v pulumi 2>/dev/null); then
   echo "$existing"
@@ -70,13 +74,23 @@ if [[ $rebuild -eq 0 ]] && all_built; then
   exit 0
 fi
 
+if [[ $check -eq 1 ]]; then
+  missing=()
+  for b in "${BINARIES[@]}"; do [[ -x $BIN/$b ]] || missing+=("$b"); done
+  log "no engine: no pulumi on PATH, and $BIN lacks ${missing[*]}"
+  exit 3
+fi
+
 command -v go >/dev/null 2>&1 || die "the go command is needed (apt-get install golang, or a Go >= 1.25 toolchain)"
 mkdir -p "$BIN" "$SRC"
 
 # One builder at a time per cache directory (parallel CI jobs share it).
 if command -v flock >/dev/null 2>&1; then
   exec 9>"$ROOT/.lock"
-  flock 9
+  if ! flock -n 9; then
+    log "another build holds $ROOT/.lock: waiting for it"
+    flock 9
+  fi
   if [[ $rebuild -eq 0 ]] && all_built; then
     echo "PULUMI_BIN=$BIN"
     exit 0
@@ -100,7 +114,13 @@ build_one() {
   start=$SECONDS
   rm -rf "${SRC:?}/$name"
   mkdir -p "$SRC/$name/out"
-  (cd "$SRC/$name"; "$fn") >&2
+  # errexit must stay on inside the subshell, so it is not run as a condition (`|| ...`).
+  local rc
+  set +e
+  (set -e; cd "$SRC/$name"; "$fn") >&2
+  rc=$?
+  set -e
+  [[ $rc -eq 0 ]] || die "$name: build failed (exit $rc) in $SRC/$name; the go output above says why"
   install -m 0755 "$SRC/$name/out/$name" "$BIN/$name.tmp"
   mv -f "$BIN/$name.tmp" "$BIN/$name"
   rm -f "$SRC/$name/out/$name"
