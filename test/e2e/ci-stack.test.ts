@@ -3,8 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { planJson } from '../../components/plan';
 import type { RetryPlan } from '../../policy';
 import { HEADERS } from '../../runtime';
-import { consumeWithRetries, deleteTopology, type RabbitConsumer } from '../../runtime/rabbitmq';
-import { Harness } from '../integration/kafka/support';
+import { consumeWithRetries, type RabbitConsumer } from '../../runtime/rabbitmq';
 import {
   type Broker,
   body,
@@ -35,6 +34,7 @@ import {
   readQueues,
   readTopics,
 } from './readback';
+import { sweep } from './sweep';
 import { createWorkspace, finishWorkspace, type Workspace } from './workspace';
 
 /**
@@ -94,15 +94,22 @@ describe.skipIf(skip)('the ci stack, provisioned by the real Pulumi engine on th
     await consumer?.stop().catch(() => undefined);
     await broker?.close();
     if (workspace && plan && !destroyed) {
-      // A failed step: destroy through the engine, then remove by name whatever is left.
+      // A step failed before destroy: destroy through the engine, else remove by the run's prefix.
       await workspace.pulumi(['destroy', '--yes', '--skip-preview']).then(
-        () => (destroyed = true),
+        () => {
+          destroyed = true;
+        },
         (error: unknown) => console.error(`cleanup: pulumi destroy failed: ${String(error)}`),
       );
-      const admin = await connect();
-      await deleteTopology(admin.channel, plan, management).catch(() => undefined);
-      await admin.close();
-      await new Harness(plan).close();
+      if (!destroyed) {
+        await sweep(workspace.prefix).then(
+          (removed) => {
+            console.error(`cleanup: swept ${removed.join(', ') || 'nothing'}`);
+            destroyed = true;
+          },
+          (error: unknown) => console.error(`cleanup: sweep failed: ${String(error)}`),
+        );
+      }
     }
     if (workspace) finishWorkspace(workspace, destroyed);
     console.log(`pulumi e2e timings (ms): ${JSON.stringify(timings, null, 2)}`);
@@ -257,11 +264,16 @@ describe.skipIf(skip)('the ci stack, provisioned by the real Pulumi engine on th
     const expected = changedPolicyChildren(plan, slow);
     expect(expected.length).toBeGreaterThan(0);
 
-    const steps = changes(await up('pulumi up (delay change)'));
+    const result = await up('pulumi up (delay change)');
+    const steps = changes(result);
     expect(steps.map((step) => `${step.op} ${step.type}`)).toEqual(
       expected.map(() => 'update rabbitmq:index/policy:Policy'),
     );
     expect(steps.map((step) => step.name).sort()).toEqual(expected);
+    expect(changeSummary(parseEvents(result.stdout))).toEqual({
+      same: created - expected.length,
+      update: expected.length,
+    });
     // Not recreated: the message published before the update is still in the main queue.
     expect((await drain(live, rabbit.mainQueue)).map((message) => body(message).id)).toEqual(['P']);
     const slowRabbit = requireRabbit(slow);

@@ -23,7 +23,8 @@ import { type Engine, type RunResult, requiredPlugins, runPulumi } from './engin
  *                           never collide with each other or with other tests on the same brokers
  *   <dir>/state/            the file backend (PULUMI_BACKEND_URL)
  *   <dir>/home/             PULUMI_HOME, when the plugins come from a scripts/pulumi-engine.sh build
- *   <dir>/pulumi.env        the environment above, for scripts/pulumi-e2e.sh's cleanup trap
+ *   <dir>/pulumi.env        the environment above, and <dir>/prefix: for the cleanup trap of
+ *                           scripts/pulumi-e2e.sh (pulumi destroy, then sweep.ts)
  *
  * Why a copy: `pulumi stack init` and `pulumi config set` rewrite stacks/Pulumi.<stack>.yaml (they
  * add the encryption salt and the secret, and turn `false` into `"false"`), and the run must leave
@@ -87,6 +88,7 @@ async function populate(engine: Engine, root: string, dir: string): Promise<Work
   mkdirSync(join(project, 'stacks'), { recursive: true });
   mkdirSync(join(dir, 'policies'));
   mkdirSync(join(dir, 'state'));
+  writeFileSync(join(dir, 'prefix'), prefix);
   for (const entry of readdirSync(root)) {
     if (entry === 'stacks' || entry === '.git' || entry === '.pulumi') continue;
     symlinkSync(join(root, entry), join(project, entry));
@@ -160,11 +162,15 @@ async function populate(engine: Engine, root: string, dir: string): Promise<Work
 }
 
 /**
- * Marks the run as cleaned up, so scripts/pulumi-e2e.sh's trap does not destroy again, and removes
- * the directory unless the script owns it.
+ * `clean`: nothing of the run is left on the brokers. Then the run is marked, so
+ * scripts/pulumi-e2e.sh's trap does not destroy again, and the directory goes unless the script
+ * owns it. Otherwise the state stays, to destroy by hand.
  */
-export function finishWorkspace(workspace: Workspace, destroyed: boolean): void {
-  if (destroyed) writeFileSync(join(workspace.dir, 'destroyed'), '');
-  if (!process.env.RETRY_TOPOLOGY_E2E_DIR && destroyed)
-    rmSync(workspace.dir, { recursive: true, force: true });
+export function finishWorkspace(workspace: Workspace, clean: boolean): void {
+  if (!clean) {
+    console.error(`the stack's state stays in ${workspace.dir} (docs/pulumi-e2e.md: cleaning up by hand)`);
+    return;
+  }
+  writeFileSync(join(workspace.dir, 'destroyed'), '');
+  if (!process.env.RETRY_TOPOLOGY_E2E_DIR) rmSync(workspace.dir, { recursive: true, force: true });
 }

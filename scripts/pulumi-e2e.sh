@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# The real Pulumi engine against the local brokers: `pulumi up` of the ci stack
+# (stacks/Pulumi.ci.yaml) on RabbitMQ and Kafka, read back against the plan, seed 002 run by the
+# runtime on that topology, a second up with no changes, a delay change in place with messages
+# waiting, and `pulumi destroy`. The steps are the vitest project `e2e` (test/e2e/); this script
+# finds or builds the engine, gives the run a temp directory, and cleans up if the run dies.
+# See docs/pulumi-e2e.md.
+#
+# Usage: scripts/pulumi-e2e.sh [--build] [vitest args...]
+#   --build  build the engine with scripts/pulumi-engine.sh when none is ready (7-9 min once,
+#            then cached in ~/.cache/retry-topology). Under CI (CI set and not 0/false) this is
+#            the default, and an engine that cannot be built fails the run.
+# Without an engine, outside CI and without --build, it prints one SKIPPED line and exits 0.
+# Needs the local brokers (scripts/brokers.sh start).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+log() { echo "pulumi-e2e: $*" >&2; }
+
+ci=0
+case "${CI:-}" in '' | 0 | false | FALSE | False) ;; *) ci=1 ;; esac
+build=$ci
+if [[ ${1:-} == --build ]]; then
+  build=1
+  shift
+fi
+
+started=$SECONDS
+if engine=$(bash scripts/pulumi-engine.sh --check 2>/dev/null); then
+  :
+elif [[ $build -eq 1 ]]; then
+  log "no Pulumi engine ready: building it with scripts/pulumi-engine.sh (once; it is cached)"
+  if ! engine=$(bash scripts/pulumi-engine.sh); then
+    log "FAILED: the Pulumi engine could not be built; scripts/pulumi-engine.sh said why just above"
+    exit 1
+  fi
+else
+  why=$(bash scripts/pulumi-engine.sh --check 2>&1 >/dev/null | sed 's/^pulumi-engine: //') || true
+  echo "pulumi-e2e: SKIPPED: ${why:-no Pulumi engine}; build it once with scripts/pulumi-engine.sh (7-9 min) or run scripts/pulumi-e2e.sh --build (under CI=1 it is built, and a failure fails)"
+  exit 0
+fi
+bin=$(sed -n 's/^PULUMI_BIN=//p' <<<"$engine" | tail -n 1)
+export RETRY_TOPOLOGY_PULUMI=$bin/pulumi
+log "engine: $RETRY_TOPOLOGY_PULUMI ($("$RETRY_TOPOLOGY_PULUMI" version)), ready in $((SECONDS - started))s"
+
+bash scripts/brokers.sh status >/dev/null || {
+  log "FAILED: the local brokers are not running (bash scripts/brokers.sh start)"
+  exit 1
+}
+
+# Everything the run writes (project copy, file backend, PULUMI_HOME) lives here, outside the repo.
+E2E_DIR=$(mktemp -d "${TMPDIR:-/tmp}/retry-topology-e2e.XXXXXX")
+export RETRY_TOPOLOGY_E2E_DIR=$E2E_DIR
+
+# The tests destroy their stack themselves and then write $E2E_DIR/destroyed. When they could not
+# (vitest killed, a timeout, a crash), clean up here with the environment they left in pulumi.env:
+# let an interrupted pulumi finish, release its lock, destroy, then sweep the run's prefix.
+run_pulumi() (
+  set -a
+  # shellcheck disable=SC1091
+  . "$E2E_DIR/pulumi.env"
+  set +a
+  cd "$E2E_DIR/project"
+  "$RETRY_TOPOLOGY_PULUMI" "$@" --stack ci --non-interactive >&2
+)
+
+release_lock() {
+  local lock pid i
+  for lock in "$E2E_DIR"/state/.pulumi/locks/*/*/*/*.json; do
+    [[ -f $lock ]] || continue
+    pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$lock")
+    # A pulumi that got the signal too finishes its in-flight operations first.
+    for ((i = 0; i < 60; i++)); do
+      [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || break
+      sleep 1
+    done
+    [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null && sleep 2
+  done
+  compgen -G "$E2E_DIR/state/.pulumi/locks/*/*/*/*.json" >/dev/null && run_pulumi cancel --yes || true
+}
+
+cleanup() {
+  local rc=$?
+  trap - EXIT INT TERM
+  if [[ -f $E2E_DIR/pulumi.env && ! -f $E2E_DIR/destroyed ]]; then
+    log "the run did not clean up: pulumi destroy, then a sweep of prefix $(cat "$E2E_DIR/prefix")"
+    release_lock
+    run_pulumi destroy --yes --skip-preview || log "pulumi destroy failed (the sweep follows)"
+    if ! npx tsx test/e2e/sweep.ts "$(cat "$E2E_DIR/prefix")" >&2; then
+      log "FAILED: could not clean the brokers; the run's state stays in $E2E_DIR (docs/pulumi-e2e.md)"
+      exit 1
+    fi
+    [[ $rc -ne 0 ]] || rc=1
+  fi
+  rm -rf "$E2E_DIR"
+  log "done in $((SECONDS - started))s (exit $rc)"
+  exit "$rc"
+}
+trap cleanup EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+
+npx vitest run --project e2e "$@"
