@@ -1,5 +1,5 @@
 import { kafka } from '../integration/kafka/support';
-import { managementGet } from './readback';
+import { managementCall } from './rabbitmq-readback';
 
 /**
  * The last-resort cleanup of one e2e run: deletes every RabbitMQ queue, exchange and policy and
@@ -10,22 +10,14 @@ import { managementGet } from './readback';
  *   npx tsx test/e2e/sweep.ts <prefix>     (scripts/pulumi-e2e.sh's trap runs this)
  */
 
-const MANAGEMENT_URL = (process.env.RABBITMQ_MANAGEMENT_URL ?? 'http://127.0.0.1:15672').replace(/\/$/, '');
-const AUTH = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
-
 export async function sweep(prefix: string): Promise<string[]> {
   if (!/^e2e-[0-9a-f]{6}$/.test(prefix)) throw new Error(`not an e2e run prefix: "${prefix}"`);
   const removed: string[] = [];
   for (const kind of ['queues', 'exchanges', 'policies'] as const) {
-    const all = (await managementGet<Array<{ name: string; vhost: string }>>(`/${kind}`)) ?? [];
+    const all = (await managementCall<Array<{ name: string; vhost: string }>>(`/${kind}`)) ?? [];
     for (const { name, vhost } of all.filter((each) => each.name.includes(prefix))) {
-      const path = `/${kind}/${encodeURIComponent(vhost)}/${encodeURIComponent(name)}`;
-      const response = await fetch(`${MANAGEMENT_URL}/api${path}`, {
-        method: 'DELETE',
-        headers: { authorization: AUTH },
-      });
-      if (!response.ok && response.status !== 404) throw new Error(`DELETE ${path}: HTTP ${response.status}`);
-      removed.push(`${kind.replace(/s$/, '').replace(/ie$/, 'y')} ${name}`);
+      await managementCall(`/${kind}/${encodeURIComponent(vhost)}/${encodeURIComponent(name)}`, 'DELETE');
+      removed.push(`${kind} ${name}`);
     }
   }
   const admin = kafka.admin();
