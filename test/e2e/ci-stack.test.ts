@@ -87,7 +87,7 @@ describe.skipIf(skip)('the ci stack, provisioned by the real Pulumi engine on th
   afterAll(async () => {
     await consumer?.stop().catch(() => undefined);
     await broker?.close();
-    if (workspace && plan && !destroyed) {
+    if (workspace && !destroyed) {
       // A step failed before destroy: destroy through the engine, else remove by the run's prefix.
       await workspace.pulumi(['destroy', '--yes', '--skip-preview']).then(
         () => {

@@ -52,7 +52,7 @@ function engineAt(pulumi: string, source: Engine['source']): Engine {
   return { pulumi, source, ...(local ? { pluginDir: dir } : {}) };
 }
 
-/** The engine to use, or undefined with the places looked at. */
+/** The engine to use, or why there is none (the places looked at). */
 export function findEngine(env: NodeJS.ProcessEnv = process.env): Engine | { missing: string } {
   const explicit = env.RETRY_TOPOLOGY_PULUMI;
   if (explicit) {
