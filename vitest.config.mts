@@ -11,6 +11,8 @@ export default defineConfig({
           name: 'unit',
           include: ['test/**/*.test.ts'],
           exclude: ['test/integration/**', 'test/e2e/**'],
+          // Some tests load the built package (dist/) the way users do.
+          globalSetup: ['test/support/build-once.ts'],
         },
       },
       {

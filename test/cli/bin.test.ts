@@ -1,10 +1,7 @@
-import { execFileSync, spawnSync } from 'node:child_process';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { spawnSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
 
-// The compiled package, loaded the way users load it: plain Node, CommonJS, by package name.
-beforeAll(() => {
-  execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-}, 120_000);
+// The compiled package (built by the unit project's global setup), run with plain Node.
 
 describe('the built package', () => {
   it('runs the retry-topology bin with plain Node', () => {
