@@ -21,7 +21,12 @@ export class TransientError extends Error {
   }
 }
 
-export type RuntimeErrorCode = 'no-target' | 'publish-refused' | 'publish-failed' | 'consumer-stopped';
+export type RuntimeErrorCode =
+  | 'no-target'
+  | 'publish-refused'
+  | 'publish-failed'
+  | 'consumer-stopped'
+  | 'management-api';
 
 /** Errors the runtime itself raises. Match on `code`, never on the message. */
 export class RetryTopologyError extends Error {
