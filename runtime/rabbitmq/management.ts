@@ -25,7 +25,7 @@ export function managementApi(options: { url: string; username: string; password
     if (response.status === 404 && method !== 'PUT') return undefined;
     if (!response.ok) {
       throw new RetryTopologyError(
-        'publish-refused',
+        'management-api',
         `management API ${method} ${path}: HTTP ${response.status} ${await response.text()}`,
       );
     }
