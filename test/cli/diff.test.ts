@@ -123,7 +123,7 @@ describe('retry-topology diff', () => {
 
   it('lists the findings of a side that does not parse, and fails only if they are new', async () => {
     const broken = tempPolicy(BILLING.replace('initial: 1s', 'initial: soon'), 'billing.yaml');
-    const result = await cli('diff', 'policies', broken);
+    const result = await cli('diff', 'policies/billing.yaml', broken);
     expect(result.code).toBe(1);
     expect(result.out).toContain('[error invalid-duration]');
     expect(result.out).toContain('`billing.order-placed` changed');

@@ -1,0 +1,124 @@
+import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
+import { describe, expect, it } from 'vitest';
+import { HEADERS } from '../../../runtime';
+import { consumeWithRetries } from '../../../runtime/rabbitmq';
+import { FakeClock, flush } from '../../support/fake-clock';
+import { httpError, seedPlan } from '../plan-fixture';
+
+/**
+ * The two modes a 3.10.8 broker cannot run (quorum-delayed-retry needs 4.3, delivery-time 4.4),
+ * checked against a channel that records what the consumer asks of it. The channel is typed by
+ * amqplib's own ConfirmChannel methods, so the calls are the ones a real channel receives.
+ */
+function recordingChannel() {
+  const calls: Array<{
+    call: string;
+    exchange?: string;
+    routingKey?: string;
+    options?: Options.Publish;
+    requeue?: boolean;
+  }> = [];
+  let deliver: (message: ConsumeMessage) => void = () => {};
+  const channel = {
+    prefetch: async () => ({}),
+    consume: async (_queue: string, onMessage: (message: ConsumeMessage | null) => void) => {
+      deliver = (message) => onMessage(message);
+      return { consumerTag: 'ctag' };
+    },
+    cancel: async () => ({ consumerTag: 'ctag' }),
+    on: () => channel,
+    ack: () => void calls.push({ call: 'ack' }),
+    nack: (_message: ConsumeMessage, _allUpTo?: boolean, requeue?: boolean) =>
+      void calls.push({ call: 'nack', requeue }),
+    reject: (_message: ConsumeMessage, requeue?: boolean) => void calls.push({ call: 'reject', requeue }),
+    publish: (
+      exchange: string,
+      routingKey: string,
+      _content: Buffer,
+      options?: Options.Publish,
+      callback?: (error: unknown, ok: object) => void,
+    ) => {
+      calls.push({ call: 'publish', exchange, routingKey, options });
+      setImmediate(() => callback?.(null, {}));
+      return true;
+    },
+  } satisfies Pick<
+    ConfirmChannel,
+    'prefetch' | 'consume' | 'cancel' | 'ack' | 'nack' | 'reject' | 'publish'
+  > & { on: unknown };
+  return {
+    channel: channel as unknown as ConfirmChannel,
+    calls,
+    deliver: (message: ConsumeMessage) => deliver(message),
+  };
+}
+
+function delivery(headers: Record<string, unknown> = {}): ConsumeMessage {
+  return {
+    content: Buffer.from('{"orderId":"o-1"}'),
+    fields: {
+      deliveryTag: 1,
+      redelivered: false,
+      exchange: 'bookstore.ordering',
+      routingKey: 'order.placed',
+      consumerTag: 'ctag',
+    },
+    properties: { headers, messageId: 'msg-1', contentType: 'application/json' },
+  } as unknown as ConsumeMessage;
+}
+
+async function failOnce(mode: string, brokerVersion: string, headers: Record<string, unknown> = {}) {
+  const plan = seedPlan({
+    targets: {
+      rabbitmq: { exchange: 'bookstore.ordering', routingKey: 'order.placed', mode, brokerVersion },
+    },
+  } as never);
+  const clock = new FakeClock();
+  const { channel, calls, deliver } = recordingChannel();
+  const seen: number[] = [];
+  await consumeWithRetries(
+    channel,
+    plan,
+    async (_message, context) => {
+      seen.push(context.attempt);
+      throw httpError(503);
+    },
+    { clock, random: () => 0.5 },
+  );
+  deliver(delivery(headers));
+  await flush();
+  await flush();
+  return { calls, seen, clock, plan };
+}
+
+describe('quorum-delayed-retry (RabbitMQ 4.3+)', () => {
+  it('rejects with requeue for the broker to hold, and publishes nothing', async () => {
+    const { calls, seen } = await failOnce('quorum-delayed-retry', '4.3.0');
+    expect(seen).toEqual([1]);
+    expect(calls).toEqual([{ call: 'reject', requeue: true }]);
+  });
+
+  it('reads the attempt from x-delivery-count, and dead-letters the last one', async () => {
+    const { calls, seen } = await failOnce('quorum-delayed-retry', '4.3.0', { 'x-delivery-count': 3 });
+    expect(seen).toEqual([4]);
+    expect(calls.map((each) => each.call)).toEqual(['publish', 'ack']);
+    expect(calls[0]?.options?.headers).toMatchObject({ [HEADERS.reason]: 'exhausted', [HEADERS.attempt]: 4 });
+  });
+});
+
+describe('delivery-time (RabbitMQ 4.4+)', () => {
+  it('publishes a copy back to the main queue with x-opt-delivery-time, then acks', async () => {
+    const { calls, seen, clock, plan } = await failOnce('delivery-time', '4.4.0');
+    const rabbit = plan.targets.rabbitmq;
+    expect(seen).toEqual([1]);
+    expect(calls.map((each) => each.call)).toEqual(['publish', 'ack']);
+    expect(calls[0]).toMatchObject({ exchange: rabbit?.retryExchange, routingKey: rabbit?.mainQueue });
+    expect(calls[0]?.options).toMatchObject({
+      persistent: true,
+      mandatory: true,
+      messageId: 'msg-1',
+      contentType: 'application/json',
+      headers: { [HEADERS.attempt]: 2, 'x-opt-delivery-time': clock.now() + 1_000 },
+    });
+  });
+});
