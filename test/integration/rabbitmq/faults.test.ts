@@ -9,6 +9,7 @@ import {
   http503,
   publish,
   rabbitPlan,
+  takeWhenThere,
   uniqueName,
   waitFor,
   withTopology,
@@ -84,14 +85,7 @@ describe('faults on a real RabbitMQ', () => {
     }
     // Delivered deliveryLimit + 1 times, then the broker dead-lettered it to the DLQ.
     expect(deliveries).toBe(3);
-    const dead = await waitFor(
-      async () => {
-        const messages = await drain(broker, rabbit.deadLetterQueue);
-        return messages.length ? messages : undefined;
-      },
-      10_000,
-      'the poison message in the DLQ',
-    );
+    const dead = await takeWhenThere(broker, rabbit.deadLetterQueue, 'the poison message in the DLQ');
     expect(body(dead[0] ?? { content: Buffer.from('{}') }).id).toBe('poison');
     expect(dead[0]?.properties.headers?.['x-death']?.[0]).toMatchObject({
       reason: 'delivery_limit',
@@ -117,14 +111,7 @@ describe('faults on a real RabbitMQ', () => {
       });
       cleanups.push(() => consumer.stop());
       await publish(broker, plan, { id: 'odd' }, { headers: { [HEADERS.attempt]: raw } });
-      const dead = await waitFor(
-        async () => {
-          const messages = await drain(broker, rabbit.deadLetterQueue);
-          return messages.length ? messages : undefined;
-        },
-        10_000,
-        'the dead letter',
-      );
+      const dead = await takeWhenThere(broker, rabbit.deadLetterQueue, 'the dead letter');
       expect(attempts).toEqual([1]);
       expect(dead[0]?.properties.headers?.[HEADERS.attemptInvalid]).toBe(String(raw));
     },
@@ -137,14 +124,7 @@ describe('faults on a real RabbitMQ', () => {
     });
     cleanups.push(() => consumer.stop());
     await publish(broker, plan, { id: 'late' }, { headers: { [HEADERS.attempt]: 7 } });
-    const dead = await waitFor(
-      async () => {
-        const messages = await drain(broker, rabbit.deadLetterQueue);
-        return messages.length ? messages : undefined;
-      },
-      10_000,
-      'the dead letter',
-    );
+    const dead = await takeWhenThere(broker, rabbit.deadLetterQueue, 'the dead letter');
     expect(dead[0]?.properties.headers).toMatchObject({
       [HEADERS.reason]: 'exhausted',
       [HEADERS.attempt]: 7,
@@ -220,14 +200,7 @@ describe('faults on a real RabbitMQ', () => {
     });
     cleanups.push(() => consumer.stop());
     await publish(broker, plan, { id: 'refused' });
-    const dead = await waitFor(
-      async () => {
-        const messages = await drain(broker, rabbit.deadLetterQueue);
-        return messages.length ? messages : undefined;
-      },
-      10_000,
-      'the dead letter',
-    );
+    const dead = await takeWhenThere(broker, rabbit.deadLetterQueue, 'the dead letter');
     expect(body(dead[0] ?? { content: Buffer.from('{}') }).id).toBe('refused');
     expect(dead[0]?.properties.headers?.['x-death']?.[0]).toMatchObject({ reason: 'rejected' });
   });

@@ -10,6 +10,7 @@ import {
   InvalidCurrencyError,
   publish,
   rabbitPlan,
+  takeWhenThere,
   uniqueName,
   waitFor,
   withTopology,
@@ -93,14 +94,7 @@ describe('the seeds’ run on RabbitMQ (ttl-queues, 1 s / 2 s / 4 s)', () => {
   });
 
   it('leaves exactly B and C in the dead-letter queue, each with its reason and attempt', async () => {
-    const dead = await waitFor(
-      async () => {
-        const messages = await drain(broker, rabbit.deadLetterQueue);
-        return messages.length > 0 ? messages : undefined;
-      },
-      10_000,
-      'dead letters',
-    );
+    const dead = await takeWhenThere(broker, rabbit.deadLetterQueue, 'dead letters');
     const byId = Object.fromEntries(dead.map((message) => [body(message).id, message.properties]));
     expect(Object.keys(byId).sort()).toEqual(['B', 'C']);
     expect(byId.B?.headers).toMatchObject({

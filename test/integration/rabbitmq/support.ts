@@ -93,6 +93,18 @@ export async function drain(broker: Broker, queue: string): Promise<GetMessage[]
   }
 }
 
+/** Waits until a queue has messages, then takes them all (basic.get, so nothing lags). */
+export async function takeWhenThere(broker: Broker, queue: string, what: string): Promise<GetMessage[]> {
+  return waitFor(
+    async () => {
+      const messages = await drain(broker, queue);
+      return messages.length > 0 ? messages : undefined;
+    },
+    10_000,
+    what,
+  );
+}
+
 export async function waitFor<T>(
   probe: () => T | undefined | Promise<T | undefined>,
   timeoutMs: number,
