@@ -1,5 +1,5 @@
 import type { KafkaPlan, KafkaTopicSpec } from '../../policy';
-import { byKey, keysOf, type ResourceChange, settingChanges } from './risk';
+import { byKey, pairsOf, type ResourceChange, settingChanges } from './risk';
 
 /**
  * Kafka topic changes, keyed like the component's children (source-topic, retry-topic-N, dlt).
@@ -33,9 +33,7 @@ export function kafkaChanges(before: KafkaPlan | undefined, after: KafkaPlan | u
   const old = declared(before);
   const next = declared(after);
   const out: ResourceChange[] = [];
-  for (const key of keysOf(old, next)) {
-    const was = old.get(key);
-    const now = next.get(key);
+  for (const { was, now } of pairsOf(old, next)) {
     if (!was && now) {
       out.push({
         kind: 'topic',

@@ -1,5 +1,5 @@
 import type { RabbitMqPlan, RabbitQueueSpec } from '../../policy';
-import { byKey, keysOf, type ResourceChange, settingChanges } from './risk';
+import { byKey, pairsOf, type ResourceChange, settingChanges } from './risk';
 
 /**
  * RabbitMQ resource changes. Identity is the component's child key (role and level), so a new
@@ -26,9 +26,7 @@ function queues(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undefine
   const old = byKey(before?.queues ?? [], queueKey);
   const next = byKey(after?.queues ?? [], queueKey);
   const out: ResourceChange[] = [];
-  for (const key of keysOf(old, next)) {
-    const was = old.get(key);
-    const now = next.get(key);
+  for (const { was, now } of pairsOf(old, next)) {
     if (!was && now) {
       out.push({
         kind: 'queue',
@@ -90,9 +88,7 @@ function policies(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undefi
   const old = keyed(before);
   const next = keyed(after);
   const out: ResourceChange[] = [];
-  for (const key of keysOf(old, next)) {
-    const was = old.get(key);
-    const now = next.get(key);
+  for (const { was, now } of pairsOf(old, next)) {
     if (!was && now) {
       out.push({ kind: 'policy', name: now.policy.name, change: 'create', risk: 'safe', note: 'new policy' });
     } else if (was && !now) {
@@ -162,9 +158,7 @@ function exchanges(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undef
   const old = declared(before);
   const next = declared(after);
   const out: ResourceChange[] = [];
-  for (const key of keysOf(old, next)) {
-    const was = old.get(key);
-    const now = next.get(key);
+  for (const { key, was, now } of pairsOf(old, next)) {
     const source = key === 'source';
     if (!was && now)
       out.push({
@@ -230,9 +224,7 @@ function bindings(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undefi
   const old = keyed(before);
   const next = keyed(after);
   const out: ResourceChange[] = [];
-  for (const key of keysOf(old, next)) {
-    const was = old.get(key);
-    const now = next.get(key);
+  for (const { key, was, now } of pairsOf(old, next)) {
     const label = (binding: { source: string; destination: string }) =>
       `${binding.source} → ${binding.destination}`;
     if (!was && now)

@@ -42,6 +42,14 @@ export function byKey<T>(items: readonly T[], key: (item: T) => string): Map<str
   return new Map(items.map((item) => [key(item), item]));
 }
 
-export function keysOf<T>(before: Map<string, T>, after: Map<string, T>): string[] {
-  return [...new Set([...before.keys(), ...after.keys()])];
+/** Every key on either side, with what it names before and after (undefined: not there). */
+export function pairsOf<T>(
+  before: Map<string, T>,
+  after: Map<string, T>,
+): Array<{ key: string; was?: T; now?: T }> {
+  return [...new Set([...before.keys(), ...after.keys()])].map((key) => ({
+    key,
+    was: before.get(key),
+    now: after.get(key),
+  }));
 }

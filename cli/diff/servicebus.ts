@@ -1,5 +1,5 @@
 import type { ServiceBusEntitySpec, ServiceBusPlan } from '../../policy';
-import { byKey, keysOf, type ResourceChange, settingChanges } from './risk';
+import { byKey, pairsOf, type ResourceChange, settingChanges } from './risk';
 
 /**
  * Service Bus entity changes, keyed like the component's children (main-queue, retry-queue,
@@ -25,9 +25,7 @@ export function serviceBusChanges(
   const old = byKey(before?.entities ?? [], entityKey);
   const next = byKey(after?.entities ?? [], entityKey);
   const out: ResourceChange[] = [];
-  for (const key of keysOf(old, next)) {
-    const was = old.get(key);
-    const now = next.get(key);
+  for (const { was, now } of pairsOf(old, next)) {
     if (!was && now) {
       out.push({
         kind: now.kind,
