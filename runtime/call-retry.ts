@@ -7,7 +7,7 @@ import { type Clock, mathRandom, type Random, systemClock } from './clock';
 import { retryAfterOf } from './retry-after';
 
 /**
- * Retries for an outgoing call inside a handler (seed 001): only idempotent requests, only
+ * Retries for an outgoing call inside a handler: only idempotent requests, only
  * transient failures, exponential backoff with jitter from the same code as the plan, a
  * per-attempt timeout inside a total budget, and Retry-After honoured. Declare its attempts in
  * the policy's `innerLayers` so amplification is counted.
@@ -33,7 +33,7 @@ export interface CallRetryOptions {
 const CALL_DEFAULTS = {
   multiplier: 2,
   jitter: 'full' as Jitter,
-  /** Seed 001: retry 408, 429, 5xx and timeouts; nothing else. */
+  /** Retry 408, 429, 5xx and timeouts; nothing else. */
   classification: {
     transient: {
       errorNames: ['TimeoutError'],

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The real Pulumi engine against the local brokers: `pulumi up` of the ci stack
-# (stacks/Pulumi.ci.yaml) on RabbitMQ and Kafka, read back against the plan, seed 002 run by the
-# runtime on that topology, a second up with no changes, a delay change in place with messages
+# (stacks/Pulumi.ci.yaml) on RabbitMQ and Kafka, read back against the plan, the billing acceptance
+# run (A, B, C) by the runtime on that topology, a second up with no changes, a delay change in place with messages
 # waiting, and `pulumi destroy`. The steps are the vitest project `e2e` (test/e2e/); this script
 # finds or builds the engine, gives the run a temp directory, and cleans up if the run dies.
 # See docs/pulumi-e2e.md.

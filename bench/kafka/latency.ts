@@ -12,9 +12,8 @@
  *                      partition moves on
  *   adapter park-key   the same with park-key ordering (unique keys: nothing is parked, this
  *                      measures what the chain view costs)
- *   blocking wait      the peer to beat: the handler sleeps until the retry is due and calls
- *                      again (the seed's WaitUntilDue applied where the record failed), so the
- *                      partition waits with it
+ *   blocking wait      the peer to beat: where the record failed, the handler sleeps until
+ *                      the retry is due and calls again, so the partition waits with it
  */
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';

@@ -8,7 +8,7 @@ import type { Level, RabbitMqPlan, RabbitPolicySpec, RabbitQueueSpec } from './t
  * mutable setting (TTL, dead-lettering, limits) lives in a per-queue RabbitMQ policy, which the
  * broker applies in place: changing a delay never redeclares, and never deletes, a queue.
  * Checked on 3.10.8: quorum queues honour these policy keys, and a policy TTL change takes effect
- * for the next message with no redeclare (DESIGN.md).
+ * for the next message with no redeclare.
  */
 
 export const ATTEMPT_HEADER = 'retry-attempt';

@@ -60,7 +60,7 @@ export interface RabbitQueueSpec {
   arguments: Record<string, string | number>;
   /** Name of the RabbitMQ policy that carries this queue's mutable settings. */
   policy: string;
-  /** What the broker applies: arguments merged with the policy definition (DESIGN.md precedence). */
+  /** What the broker applies: arguments merged with the policy definition (RabbitMQ 3.10.8: the smaller value wins for length, TTL and delivery limit, the policy for overflow and expires, the argument for dead-letter keys). */
   effective: Record<string, string | number>;
 }
 

@@ -22,7 +22,7 @@ function atLeast(text: string, minimum: readonly number[]): boolean {
 const BASE_VERSION = [3, 10] as const;
 
 /** Broker versions that first have each mode. quorum-delayed-retry: the 4.3 quorum queue feature;
- * delivery-time: x-opt-delivery-time on a published message, 4.4 per seed 002 (not checked here). */
+ * delivery-time: x-opt-delivery-time on a published message, 4.4 per the RabbitMQ 4.4 release notes (not checked here). */
 export const MODE_MIN_VERSION: Record<RabbitMode, readonly number[]> = {
   'ttl-queues': BASE_VERSION,
   'quorum-delayed-retry': [4, 3],

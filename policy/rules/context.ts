@@ -33,5 +33,5 @@ export function ruleContext(policy: Policy): RuleContext {
  */
 export const IN_MEMORY_SHARE = 0.5;
 
-/** Seed 002: keep in-memory retry short and few, a few seconds in total. */
+/** In-memory retry holds the message unacked (a prefetch slot, a lock): keep it to a few seconds in total. */
 export const IN_MEMORY_WARN_MS = 10_000;

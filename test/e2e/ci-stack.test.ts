@@ -144,7 +144,7 @@ describe.skipIf(skip)('the ci stack, provisioned by the real Pulumi engine on th
     expect(await readTopics(target)).toEqual(plannedTopics(target));
   });
 
-  it('runs seed 002 (A, B, C) with the runtime on the topology Pulumi made', async () => {
+  it('runs the acceptance run (A, B, C) with the runtime on the topology Pulumi made', async () => {
     // The runtime runs with the plan the stack published, as an application would.
     const provisioned = await provisionedPlan(workspace, plan.policy);
     const rabbit = requireRabbit(provisioned);

@@ -14,7 +14,7 @@ export interface Delivery {
 
 /**
  * Every delivery a scripted handler saw, with its time. The script decides each outcome from the
- * message id (the JSON body's `id`) and the attempt, as the seeds describe their runs.
+ * message id (the JSON body's `id`) and the attempt, as the acceptance runs describe them.
  */
 export class Deliveries {
   readonly log: Delivery[] = [];

@@ -7,7 +7,7 @@ function planOf(input: unknown) {
   return derivePlan(parsePolicy(input as PolicyInput));
 }
 
-describe('the billing example (seed 002)', () => {
+describe('the billing example', () => {
   const loaded = loadPolicyText(readFileSync('policies/billing.yaml', 'utf8'), 'policies/billing.yaml');
   const policy = loaded.policies[0]?.policy;
   if (!policy) throw new Error('billing example did not load');

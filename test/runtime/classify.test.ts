@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { classify, PermanentError, TransientError } from '../../runtime';
-import { httpError, InvalidCurrencyError, seedPlan } from './plan-fixture';
+import { billingPlan, httpError, InvalidCurrencyError } from './plan-fixture';
 
-const rules = seedPlan().classification;
+const rules = billingPlan().classification;
 
 describe('classify', () => {
   it.each([

@@ -1,13 +1,13 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decide, drawWait, honourRetryAfter, targetRules } from '../../runtime';
-import { httpError, InvalidCurrencyError, seedPlan } from './plan-fixture';
+import { billingPlan, httpError, InvalidCurrencyError } from './plan-fixture';
 
 const NOW = Date.UTC(2026, 10, 30, 9, 0, 0);
 const half = () => 0.5;
 
-describe('decide, on the seeds’ policy (RabbitMQ ttl-queues)', () => {
-  const rules = targetRules(seedPlan(), 'rabbitmq');
+describe('decide, on the billing policy (RabbitMQ ttl-queues)', () => {
+  const rules = targetRules(billingPlan(), 'rabbitmq');
 
   it('acks a success', () => {
     expect(decide(rules, { attempt: 1, immediateRetries: 0, now: NOW, random: half })).toEqual({
@@ -63,7 +63,7 @@ describe('decide, on the seeds’ policy (RabbitMQ ttl-queues)', () => {
 });
 
 describe('immediate retries', () => {
-  const rules = targetRules(seedPlan({ immediate: { retries: 2, delay: '200ms' } }), 'kafka');
+  const rules = targetRules(billingPlan({ immediate: { retries: 2, delay: '200ms' } }), 'kafka');
 
   it('come first, then the delayed level', () => {
     const at = (immediateRetries: number) =>
@@ -83,7 +83,7 @@ describe('immediate retries', () => {
 });
 
 describe('jitter and Retry-After', () => {
-  const full = targetRules(seedPlan({ jitter: 'full' }), 'kafka');
+  const full = targetRules(billingPlan({ jitter: 'full' }), 'kafka');
 
   it('draws the wait from the level’s range with the injected random source', () => {
     const at = (value: number) =>

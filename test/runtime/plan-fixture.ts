@@ -1,9 +1,9 @@
 import type { PolicyInput, RetryPlan } from '../../policy';
-import { seedPlanFor } from '../support/seed-policy';
+import { billingPlanFor } from '../support/billing-policy';
 
-/** The seeds' policy on every target: 4 attempts, waits of 1 s, 2 s and 4 s, 503 transient, invalid currency permanent. */
-export function seedPlan(changes: Partial<PolicyInput['spec']> = {}): RetryPlan {
-  return seedPlanFor(
+/** The billing policy on every target: 4 attempts, waits of 1 s, 2 s and 4 s, 503 transient, invalid currency permanent. */
+export function billingPlan(changes: Partial<PolicyInput['spec']> = {}): RetryPlan {
+  return billingPlanFor(
     'billing.order-placed',
     {
       rabbitmq: { exchange: 'bookstore.ordering', routingKey: 'order.placed', brokerVersion: '3.10.8' },

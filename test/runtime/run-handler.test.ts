@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createMetrics, type MeterLike, runHandler, targetRules } from '../../runtime';
 import { FakeClock } from '../support/fake-clock';
-import { httpError, seedPlan } from './plan-fixture';
+import { billingPlan, httpError } from './plan-fixture';
 
 /** A meter that records what it is given, typed against the interface a real Meter satisfies. */
 function recordingMeter() {
@@ -16,7 +16,7 @@ function recordingMeter() {
 }
 
 describe('runHandler', () => {
-  const rules = targetRules(seedPlan({ immediate: { retries: 2, delay: '100ms' } }), 'kafka');
+  const rules = targetRules(billingPlan({ immediate: { retries: 2, delay: '100ms' } }), 'kafka');
 
   it('makes the immediate retries in memory, then hands back a delayed retry', async () => {
     const clock = new FakeClock();

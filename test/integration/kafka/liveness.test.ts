@@ -52,7 +52,7 @@ describe('a retry wait longer than the consumer liveness timeout', () => {
       },
     );
 
-    // The peer to beat, on the same copies: the seed's WaitUntilDue, sleeping in the handler.
+    // The peer to beat, on the same copies: a consumer that sleeps in the handler until the record is due.
     const naive = await harness.consumer(`${target.consumerGroup}.naive`, LIVENESS);
     const naiveJoins: number[] = [];
     naive.on(naive.events.GROUP_JOIN, () => void naiveJoins.push(Date.now()));

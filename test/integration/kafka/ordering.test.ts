@@ -23,7 +23,7 @@ function ordersHandler(failures: Record<string, number>) {
   return { done, handler, ids: () => done.map((each) => each.id) };
 }
 
-describe('per-key order on a real Kafka (seed 002, ★★★)', () => {
+describe('per-key order on a real Kafka', () => {
   it('plain retry topics: OrderCancelled overtakes OrderPlaced while it waits in retry', async () => {
     harness = await new Harness(kafkaPlan(uniqueName('plain'))).open();
     const orders = ordersHandler({ OrderPlaced: 1 });

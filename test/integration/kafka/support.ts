@@ -9,7 +9,7 @@ import {
   type KafkaRetry,
   type KafkaRetryOptions,
 } from '../../../runtime/kafka';
-import { seedPlanFor } from '../../support/seed-policy';
+import { billingPlanFor } from '../../support/billing-policy';
 
 export const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
 export const kafka = new Kafka({
@@ -33,7 +33,7 @@ export function uniqueName(prefix: string): string {
   return `it-kafka-${prefix}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The seeds' policy on Kafka: 4 attempts, waits 1 s, 2 s, 4 s, no jitter, 3 partitions. */
+/** The billing policy on Kafka: 4 attempts, waits 1 s, 2 s, 4 s, no jitter, 3 partitions. */
 export function kafkaPlan(
   name: string,
   spec: Partial<PolicyInput['spec']> = {},
@@ -48,7 +48,7 @@ export function kafkaPlan(
     minInSyncReplicas: 1,
     ...target,
   } as NonNullable<PolicyInput['spec']['targets']['kafka']>;
-  return seedPlanFor(name, { kafka }, spec);
+  return billingPlanFor(name, { kafka }, spec);
 }
 
 export function kafkaOf(plan: RetryPlan): KafkaPlan {

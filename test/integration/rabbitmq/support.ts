@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import amqplib, { type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
 import type { PolicyInput, RetryPlan } from '../../../policy';
 import { declareTopology, deleteTopology, managementApi } from '../../../runtime/rabbitmq';
-import { seedPlanFor } from '../../support/seed-policy';
+import { billingPlanFor } from '../../support/billing-policy';
 
 export const AMQP_URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 export const management = managementApi({
@@ -16,7 +16,7 @@ export function uniqueName(prefix: string): string {
   return `it-${prefix}-${randomBytes(3).toString('hex')}`;
 }
 
-/** The seeds' policy on RabbitMQ: 4 attempts, waits 1 s, 2 s, 4 s, no jitter. */
+/** The billing policy on RabbitMQ: 4 attempts, waits 1 s, 2 s, 4 s, no jitter. */
 export function rabbitPlan(
   name: string,
   spec: Partial<PolicyInput['spec']> = {},
@@ -30,7 +30,7 @@ export function rabbitPlan(
     brokerVersion: '3.10.8',
     ...target,
   } as NonNullable<PolicyInput['spec']['targets']['rabbitmq']>;
-  return seedPlanFor(name, { rabbitmq }, spec);
+  return billingPlanFor(name, { rabbitmq }, spec);
 }
 
 export interface Broker {

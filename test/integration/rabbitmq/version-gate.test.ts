@@ -3,7 +3,7 @@ import { management, rabbitPlan, uniqueName } from './support';
 
 /**
  * Why the plan keeps broker-version features in policies: a quorum queue *argument* an older
- * broker does not know is accepted and silently ignored (DESIGN.md, 3.10.8), but a policy with
+ * broker does not know is accepted and silently ignored (checked on 3.10.8), but a policy with
  * keys it does not know is refused. So even a brokerVersion that lies fails loudly at deploy.
  */
 describe('quorum-delayed-retry settings on an older broker', () => {

@@ -7,10 +7,10 @@ import {
   type KafkaRetryEvent,
 } from '../../../runtime/kafka';
 import { FakeClock } from '../../support/fake-clock';
-import { httpError, seedPlan } from '../plan-fixture';
+import { billingPlan, httpError } from '../plan-fixture';
 import { FakeConsumer, FakeProducer } from './fakes';
 
-const plan = seedPlan({ immediate: { retries: 1, delay: '100ms' } });
+const plan = billingPlan({ immediate: { retries: 1, delay: '100ms' } });
 const kafka = plan.targets.kafka;
 if (!kafka) throw new Error('no kafka target');
 const source = kafka.sourceTopic;

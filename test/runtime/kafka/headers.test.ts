@@ -8,13 +8,13 @@ import {
   parkedCopyHeaders,
   retryCopyHeaders,
 } from '../../../runtime/kafka';
-import { seedPlan } from '../plan-fixture';
+import { billingPlan } from '../plan-fixture';
 
 const origin = { topic: 'bookstore.orders', partition: 2, offset: '41' };
 
 describe('Kafka copy headers', () => {
   it('are the header names the plan announces', () => {
-    const kafka = seedPlan().targets.kafka;
+    const kafka = billingPlan().targets.kafka;
     expect(kafka?.attemptHeader).toBe(HEADERS.attempt);
     expect(kafka?.notBeforeHeader).toBe(KAFKA_HEADERS.notBefore);
   });

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { createKafkaRetry, KafkaRetryError } from '../../../runtime/kafka';
-import { seedPlan } from '../plan-fixture';
+import { billingPlan } from '../plan-fixture';
 import { FakeConsumer, FakeProducer } from './fakes';
 
 describe('createKafkaRetry', () => {
-  const parkKey = seedPlan({
+  const parkKey = billingPlan({
     ordering: 'per-key',
     targets: {
       kafka: { topic: 'bookstore.orders', consumerGroup: 'billing', partitions: 3, replicationFactor: 1 },
@@ -25,7 +25,7 @@ describe('createKafkaRetry', () => {
   });
 
   it('subscribes the main consumer to the source topic and the retry consumer to every level', async () => {
-    const plan = seedPlan();
+    const plan = billingPlan();
     const retry = createKafkaRetry({ plan, handler: async () => {}, producer: new FakeProducer([]) });
     const main = new FakeConsumer();
     const retrying = new FakeConsumer();

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
 import { FakeClock, flush } from '../../support/fake-clock';
-import { httpError, seedPlan } from '../plan-fixture';
+import { billingPlan, httpError } from '../plan-fixture';
 
 /**
  * The two modes a 3.10.8 broker cannot run (quorum-delayed-retry needs 4.3, delivery-time 4.4),
@@ -68,7 +68,7 @@ function delivery(headers: Record<string, unknown> = {}): ConsumeMessage {
 }
 
 async function failOnce(mode: string, brokerVersion: string, headers: Record<string, unknown> = {}) {
-  const plan = seedPlan({
+  const plan = billingPlan({
     targets: {
       rabbitmq: { exchange: 'bookstore.ordering', routingKey: 'order.placed', mode, brokerVersion },
     },

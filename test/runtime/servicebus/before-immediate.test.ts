@@ -1,11 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { noMetrics, runHandler, targetRules } from '../../../runtime';
 import { FakeClock } from '../../support/fake-clock';
-import { httpError, seedPlan } from '../plan-fixture';
+import { billingPlan, httpError } from '../plan-fixture';
 
 /** The runHandler hook this adapter added (runtime/run-handler.ts), on its own. */
 describe('runHandler beforeImmediate', () => {
-  const rules = targetRules(seedPlan({ immediate: { retries: 2, delay: '100ms' } }), 'serviceBus');
+  const rules = targetRules(billingPlan({ immediate: { retries: 2, delay: '100ms' } }), 'serviceBus');
   const failing = async () => {
     throw httpError(503);
   };

@@ -8,14 +8,14 @@ import {
   type ServiceBusRetryOptions,
 } from '../../../runtime/servicebus';
 import { FakeClock } from '../../support/fake-clock';
-import { seedPlan } from '../plan-fixture';
+import { billingPlan } from '../plan-fixture';
 import { FakeServiceBus } from './fake/bus';
 import type { EntityOptions } from './fake/entity';
 
 type ServiceBusInput = NonNullable<PolicyInput['spec']['targets']['serviceBus']>;
 
 /**
- * The seed's Service Bus run: 4 attempts, waits of 2 s, 4 s and 8 s, no jitter, on the queue
+ * The acceptance run on Service Bus: 4 attempts, waits of 2 s, 4 s and 8 s, no jitter, on the queue
  * `orders` unless `target` names a subscription.
  */
 export function serviceBusPlan(
@@ -25,7 +25,7 @@ export function serviceBusPlan(
   const serviceBus = (
     target.entity === 'subscription' ? target : { entity: 'queue', queue: 'orders', ...target }
   ) as ServiceBusInput;
-  return seedPlan({
+  return billingPlan({
     backoff: { type: 'list', delays: ['2s', '4s', '8s'] },
     targets: { serviceBus },
     ...changes,

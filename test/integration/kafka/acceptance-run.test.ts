@@ -18,9 +18,9 @@ afterEach(async () => {
   harness = undefined;
 });
 
-describe('the seed run on a real Kafka (1 s / 2 s / 4 s, no jitter)', () => {
+describe('the acceptance run on a real Kafka (1 s / 2 s / 4 s, no jitter)', () => {
   it('retries A until it succeeds, dead-letters B at once and C after attempt 4, and never stops the partition', async () => {
-    harness = await new Harness(kafkaPlan(uniqueName('seed'))).open();
+    harness = await new Harness(kafkaPlan(uniqueName('accept'))).open();
     const { target } = harness;
     const calls: Array<{ id: string; attempt: number; at: number; topic: string; partition: number }> = [];
     const events: KafkaRetryEvent[] = [];

@@ -17,13 +17,13 @@ import {
 } from './support';
 
 /**
- * Seed 002's run on a real RabbitMQ: A fails twice with a 503 and succeeds on attempt 3 at about
+ * The billing acceptance run on a real RabbitMQ: A fails twice with a 503 and succeeds on attempt 3 at about
  * 3 s; B has an invalid currency and is dead-lettered at once; C always gets a 503 and is
  * dead-lettered after attempt 4 at about 7 s. A healthy message during the waits goes through at
  * once. Lower bounds are exact (a TTL never fires early); upper bounds allow a loaded machine.
  */
-describe('the seeds’ run on RabbitMQ (ttl-queues, 1 s / 2 s / 4 s)', () => {
-  const plan = rabbitPlan(uniqueName('seed'));
+describe('the acceptance run on RabbitMQ (ttl-queues, 1 s / 2 s / 4 s)', () => {
+  const plan = rabbitPlan(uniqueName('accept'));
   const rabbit = plan.targets.rabbitmq;
   if (!rabbit) throw new Error('no rabbitmq target');
   const log: Array<{ id: string; attempt: number; at: number; outcome: string }> = [];

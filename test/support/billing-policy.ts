@@ -3,10 +3,14 @@ import { derivePlan, type PolicyInput, parsePolicy, type RetryPlan } from '../..
 type Spec = PolicyInput['spec'];
 
 /**
- * Seed 002's billing policy: 4 attempts, waits of 1 s, 2 s and 4 s without jitter, a 503 is
+ * The billing policy the acceptance runs use: 4 attempts, waits of 1 s, 2 s and 4 s without jitter, a 503 is
  * transient, an invalid currency permanent. Tests pass the targets they run on and any change.
  */
-export function seedPolicy(name: string, targets: Spec['targets'], changes: Partial<Spec> = {}): PolicyInput {
+export function billingPolicy(
+  name: string,
+  targets: Spec['targets'],
+  changes: Partial<Spec> = {},
+): PolicyInput {
   return {
     apiVersion: 'retry-topology/v1',
     kind: 'RetryPolicy',
@@ -24,6 +28,10 @@ export function seedPolicy(name: string, targets: Spec['targets'], changes: Part
   };
 }
 
-export function seedPlanFor(name: string, targets: Spec['targets'], changes: Partial<Spec> = {}): RetryPlan {
-  return derivePlan(parsePolicy(seedPolicy(name, targets, changes)));
+export function billingPlanFor(
+  name: string,
+  targets: Spec['targets'],
+  changes: Partial<Spec> = {},
+): RetryPlan {
+  return derivePlan(parsePolicy(billingPolicy(name, targets, changes)));
 }

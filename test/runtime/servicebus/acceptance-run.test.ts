@@ -4,7 +4,7 @@ import { httpError, InvalidCurrencyError } from '../plan-fixture';
 import { countsBy, queueHarness, serviceBusPlan } from './harness';
 
 /**
- * Seed 002, Service Bus section: A gets a 503 on its first two attempts, B has an invalid
+ * The billing acceptance run on Service Bus: A gets a 503 on its first two attempts, B has an invalid
  * currency, the provider never recovers for C. Waits of 2 s, 4 s and 8 s, no jitter, fake time.
  */
 const order = (id: string) => ({
@@ -16,7 +16,7 @@ const order = (id: string) => ({
   applicationProperties: { tenant: 'bookstore' },
 });
 
-describe.each(['subscribe', 'receiveLoop'] as const)('the seed run (%s)', (mode) => {
+describe.each(['subscribe', 'receiveLoop'] as const)('the acceptance run (%s)', (mode) => {
   async function run() {
     const harness = queueHarness(serviceBusPlan(), async (message, { attempt }) => {
       const { orderId } = message.body as { orderId: string };
