@@ -3,7 +3,9 @@ export function describeValue(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (value === null) return 'an empty value';
   if (typeof value === 'string') {
-    const shown = value.length > 60 ? `${value.slice(0, 57)}...` : value;
+    // By code point, so a cut never leaves half of a surrogate pair.
+    const points = [...value];
+    const shown = points.length > 60 ? `${points.slice(0, 57).join('')}...` : value;
     return JSON.stringify(shown);
   }
   if (typeof value === 'number') return `the number ${value}`;

@@ -5,7 +5,7 @@ import { locate } from './locate';
 import { normalizePolicy } from './normalize';
 import { checkRules } from './rules';
 import { type PolicyInput, PolicySchema } from './schema';
-import { schemaIssues } from './schema-issues';
+import { type SourceText, schemaIssues } from './schema-issues';
 import type { Policy } from './types';
 
 export interface LoadedPolicy {
@@ -26,21 +26,16 @@ export interface LoadResult {
 const MAX_ALIASES = 100;
 
 /** Schema and rule checks for one document, as data; the object API and the loader share it. */
-export function checkDocument(input: unknown): { policy?: Policy; issues: Issue[] } {
+export function checkDocument(input: unknown, written?: SourceText): { policy?: Policy; issues: Issue[] } {
   const parsed = PolicySchema.safeParse(input, { reportInput: true });
-  if (!parsed.success) return { issues: schemaIssues(parsed.error.issues, PolicySchema, input) };
+  if (!parsed.success) return { issues: schemaIssues(parsed.error.issues, PolicySchema, input, written) };
   const policy = normalizePolicy(parsed.data);
   return { policy, issues: checkRules(policy) };
 }
 
 function positioned(found: Issue, document: Document, lines: LineCounter, file: string): Issue {
   const position = locate(document, lines, found.path, found.code === 'unknown-key' ? 'key' : 'value');
-  let message = found.message;
-  // YAML reads 3.10 as the number 3.1: show what was written, not what it became.
-  if (found.code === 'invalid-type' && position?.source && /^[\d.]+$/.test(position.source)) {
-    message = `${message} (written ${position.source}; put it in quotes: "${position.source}")`;
-  }
-  return { ...found, message, file, ...(position ? { line: position.line, column: position.column } : {}) };
+  return { ...found, file, ...(position ? { line: position.line, column: position.column } : {}) };
 }
 
 /** Parses one file's text: one policy per YAML document ("---" separates them). */
@@ -71,7 +66,7 @@ export function loadPolicyText(text: string, file = '<input>'): LoadResult {
       continue;
     }
     const start = lines.linePos(document.contents.range?.[0] ?? 0).line;
-    const checked = checkDocument(input);
+    const checked = checkDocument(input, (path) => locate(document, lines, path, 'value')?.source);
     result.issues.push(...checked.issues.map((found) => positioned(found, document, lines, file)));
     if (checked.policy) result.policies.push({ policy: checked.policy, file, line: start });
   }

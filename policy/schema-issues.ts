@@ -1,16 +1,22 @@
 import type { ZodType, z } from 'zod';
 import { closest, describeValue, quoteAll } from './describe';
+import { parseDuration } from './duration';
 import { type Issue, type IssuePath, issue } from './issues';
-import { isIntegerNode, keysOf, metaOf, nodeAt } from './schema-walk';
+import { durationOf, isIntegerNode, keysOf, nodeAt, numberBounds, valueAt } from './schema-walk';
 
 /**
  * Turns the schema validator's issues into ours: a stable code, the path, and a message that
- * says what was expected and what was found.
+ * says what is accepted there and what was found. Every duration field says the same thing with
+ * the same code, whatever check failed; a number says its own bounds.
  */
 
 type ZodIssue = z.core.$ZodIssue & { input?: unknown };
 
-const DURATION_EXPECTED = 'a duration like "500ms" or "2s"';
+/** The text a value was written as in the source file, when there is one (YAML reads 3.10 as 3.1). */
+export type SourceText = (path: IssuePath) => string | undefined;
+
+const DURATION_EXPECTED = 'a duration like "500ms" or "2s" (units ms, s, m, h, d)';
+const ZERO_REFUSED = 'a duration above zero like "500ms" or "2s"';
 
 const PATTERN_HINTS: Array<[RegExp, string]> = [
   [/^\^\\d\+\\\.\\d\+/, 'a version like "3.13.7" (quote it, or YAML reads 3.10 as the number 3.1)'],
@@ -18,13 +24,23 @@ const PATTERN_HINTS: Array<[RegExp, string]> = [
   [/^\^\[A-Za-z0-9\]/, 'a name of letters, digits, ".", "_" and "-"'],
 ];
 
+/** "a whole number from 1 to 100", "a number >= 1". */
+function numberExpected(node: ZodType | undefined): string {
+  const what = isIntegerNode(node) ? 'a whole number' : 'a number';
+  const { min, max } = numberBounds(node);
+  if (min !== undefined && max !== undefined) return `${what} from ${min} to ${max}`;
+  if (min !== undefined) return `${what} >= ${min}`;
+  if (max !== undefined) return `${what} <= ${max}`;
+  return what;
+}
+
 function expectedType(expected: string, node: ZodType | undefined): string {
-  if (metaOf(node).format === 'duration') return DURATION_EXPECTED;
+  const duration = durationOf(node);
+  if (duration) return DURATION_EXPECTED;
   switch (expected) {
     case 'number':
-      return isIntegerNode(node) ? 'a whole number' : 'a number';
     case 'int':
-      return 'a whole number';
+      return numberExpected(node);
     case 'string':
       return 'text';
     case 'boolean':
@@ -51,36 +67,62 @@ function unionExpected(zodIssue: ZodIssue & { errors?: ZodIssue[][] }, node: Zod
   return [...parts].join(' or ') || 'another value';
 }
 
-function rangeMessage(zodIssue: ZodIssue, input: unknown): string {
+function sizeMessage(zodIssue: ZodIssue, input: unknown, node: ZodType | undefined): string {
   if (zodIssue.code !== 'too_small' && zodIssue.code !== 'too_big') return '';
   const bound = String(zodIssue.code === 'too_small' ? zodIssue.minimum : zodIssue.maximum);
-  const inclusive = zodIssue.inclusive !== false;
-  const op = zodIssue.code === 'too_small' ? (inclusive ? '>=' : '>') : inclusive ? '<=' : '<';
+  const word = zodIssue.code === 'too_small' ? 'at least' : 'at most';
   switch (zodIssue.origin) {
     case 'array':
-      return `expected ${zodIssue.code === 'too_small' ? 'at least' : 'at most'} ${bound} item(s), got ${describeValue(input)}`;
+      return `expected ${word} ${bound} item(s), got ${describeValue(input)}`;
     case 'string':
-      return `expected ${zodIssue.code === 'too_small' ? 'at least' : 'at most'} ${bound} character(s), got ${describeValue(input)}`;
+      return `expected ${word} ${bound} character(s), got ${describeValue(input)}`;
     default:
-      return `expected a number ${op} ${bound}, got ${describeValue(input)}`;
+      return `expected ${numberExpected(node)}, got ${describeValue(input)}`;
   }
 }
 
+/** Why a value of the wrong type was probably written that way, and how to write it. */
+function typeHint(
+  expected: string,
+  input: unknown,
+  written: string | undefined,
+  isDuration: boolean,
+): string {
+  if (isDuration && typeof input === 'number') return ` (write the unit, e.g. "${written ?? input}s")`;
+  if (isDuration) return '';
+  if (expected === 'string' && (typeof input === 'number' || typeof input === 'boolean')) {
+    const text = written ?? String(input);
+    return written !== undefined && written !== String(input)
+      ? ` (written ${written}; put it in quotes: "${text}")`
+      : ` (put it in quotes: "${text}")`;
+  }
+  if ((expected === 'number' || expected === 'int') && typeof input === 'string' && input.trim() !== '') {
+    return Number.isFinite(Number(input)) ? ' (write it without quotes)' : '';
+  }
+  return '';
+}
+
 /** One zod issue may become several of ours (one per unknown key). */
-function convert(zodIssue: ZodIssue, schema: ZodType, document: unknown): Issue[] {
+function convert(zodIssue: ZodIssue, schema: ZodType, document: unknown, written: SourceText): Issue[] {
   const path = zodIssue.path.filter((key): key is string | number => typeof key !== 'symbol');
   const node = nodeAt(schema, path, document);
-  const input = zodIssue.input;
-  const isDuration = metaOf(node).format === 'duration';
+  // zod reports a wrong discriminator with the whole mapping as its input; the value is below it.
+  const input = zodIssue.code === 'invalid_union' ? valueAt(document, path) : zodIssue.input;
+  const duration = durationOf(node);
+  if (duration && input !== undefined) {
+    const zero = duration.positive && typeof input === 'string' && parseDuration(input) === 0;
+    const expected = zero ? ZERO_REFUSED : DURATION_EXPECTED;
+    const hint = typeHint('string', input, written(path), true);
+    return [issue('invalid-duration', path, `expected ${expected}, got ${describeValue(input)}${hint}`)];
+  }
 
   switch (zodIssue.code) {
     case 'invalid_type': {
       const expected = expectedType(zodIssue.expected, node);
       if (input === undefined)
         return [issue('required', path, `required: expected ${expected}, got nothing`)];
-      const code = isDuration ? 'invalid-duration' : 'invalid-type';
-      const hint = isDuration && typeof input === 'number' ? ' (write the unit, e.g. "2s")' : '';
-      return [issue(code, path, `expected ${expected}, got ${describeValue(input)}${hint}`)];
+      const hint = typeHint(zodIssue.expected, input, written(path), false);
+      return [issue('invalid-type', path, `expected ${expected}, got ${describeValue(input)}${hint}`)];
     }
     case 'invalid_value': {
       const values = zodIssue.values;
@@ -100,16 +142,15 @@ function convert(zodIssue: ZodIssue, schema: ZodType, document: unknown): Issue[
       return zodIssue.keys.map((key) => {
         const suggestion = closest(key, known);
         const tail = suggestion ? ` (did you mean "${suggestion}"?)` : ` (known keys: ${known.join(', ')})`;
-        return issue('unknown-key', [...path, key], `unknown key "${key}"${tail}`);
+        return issue('unknown-key', [...path, key], `unknown key ${describeValue(key)}${tail}`);
       });
     }
     case 'invalid_union': {
       const withNote = zodIssue as ZodIssue & { note?: string; options?: unknown[] };
       if (withNote.options) {
+        const expected = `one of ${quoteAll(withNote.options)}`;
         if (input === undefined)
-          return [
-            issue('required', path, `required: expected one of ${quoteAll(withNote.options)}, got nothing`),
-          ];
+          return [issue('required', path, `required: expected ${expected}, got nothing`)];
         const suggestion =
           typeof input === 'string'
             ? closest(
@@ -118,13 +159,7 @@ function convert(zodIssue: ZodIssue, schema: ZodType, document: unknown): Issue[
               )
             : undefined;
         const tail = suggestion ? ` (did you mean "${suggestion}"?)` : '';
-        return [
-          issue(
-            'invalid-value',
-            path,
-            `expected one of ${quoteAll(withNote.options)}, got ${describeValue(input)}${tail}`,
-          ),
-        ];
+        return [issue('invalid-value', path, `expected ${expected}, got ${describeValue(input)}${tail}`)];
       }
       return [
         issue(
@@ -136,16 +171,8 @@ function convert(zodIssue: ZodIssue, schema: ZodType, document: unknown): Issue[
     }
     case 'too_small':
     case 'too_big':
-      if (isDuration)
-        return [
-          issue('invalid-duration', path, `expected ${DURATION_EXPECTED}, got ${describeValue(input)}`),
-        ];
-      return [issue('out-of-range', path, rangeMessage(zodIssue, input))];
+      return [issue('out-of-range', path, sizeMessage(zodIssue, input, node))];
     case 'invalid_format': {
-      if (isDuration)
-        return [
-          issue('invalid-duration', path, `expected ${DURATION_EXPECTED}, got ${describeValue(input)}`),
-        ];
       const pattern = 'pattern' in zodIssue ? String(zodIssue.pattern) : '';
       const hint = PATTERN_HINTS.find(([shape]) => shape.test(pattern.replace(/^\//, '')))?.[1];
       return [
@@ -156,25 +183,22 @@ function convert(zodIssue: ZodIssue, schema: ZodType, document: unknown): Issue[
         ),
       ];
     }
-    case 'custom': {
-      if (isDuration) {
-        const positive = (zodIssue.params as { rule?: string } | undefined)?.rule === 'positive-duration';
-        const expected = positive ? 'a duration above zero, like "500ms" or "2s"' : DURATION_EXPECTED;
-        return [issue('invalid-duration', path, `expected ${expected}, got ${describeValue(input)}`)];
-      }
-      return [issue('invalid-value', path, `${zodIssue.message}, got ${describeValue(input)}`)];
-    }
     default:
       return [issue('invalid-value', path, `${zodIssue.message}, got ${describeValue(input)}`)];
   }
 }
 
-export function schemaIssues(issues: readonly ZodIssue[], schema: ZodType, document: unknown): Issue[] {
-  // Several checks can fail on one value (a duration fails its pattern and its parse): one
+export function schemaIssues(
+  issues: readonly ZodIssue[],
+  schema: ZodType,
+  document: unknown,
+  written: SourceText = () => undefined,
+): Issue[] {
+  // Several checks can fail on one value (a number fails its integer and its range check): one
   // message per place is enough, and the first is the most basic.
   const seen = new Set<string>();
   return issues
-    .flatMap((each) => convert(each, schema, document))
+    .flatMap((each) => convert(each, schema, document, written))
     .filter((found) => {
       const key = JSON.stringify(found.path);
       if (seen.has(key)) return false;

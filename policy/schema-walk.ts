@@ -1,4 +1,5 @@
 import { type ZodType, z } from 'zod';
+import { DURATIONS } from './schema';
 
 /**
  * Finds the schema node that validated a given path of an input document, so error messages can
@@ -52,7 +53,7 @@ function pickOption(node: AnyNode, input: unknown): AnyNode | undefined {
   });
 }
 
-function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
+export function valueAt(input: unknown, path: ReadonlyArray<PropertyKey>): unknown {
   let current = input;
   for (const key of path) {
     if (typeof current !== 'object' || current === null) return undefined;
@@ -92,4 +93,30 @@ export function isIntegerNode(node: ZodType | undefined): boolean {
   if (!node) return false;
   const bare = unwrap(node as AnyNode) as AnyNode & { isInt?: boolean; format?: string | null };
   return bare.isInt === true || bare.format === 'safeint';
+}
+
+/** The duration registration of a node (through optional and default), if it is a duration. */
+export function durationOf(node: ZodType | undefined): { positive: boolean } | undefined {
+  let current = node as AnyNode | undefined;
+  while (current) {
+    const found = DURATIONS.get(current);
+    if (found) return found;
+    const def = current._zod.def;
+    if (def.type === 'optional' || def.type === 'default' || def.type === 'nullable')
+      current = def.innerType as AnyNode;
+    else return undefined;
+  }
+  return undefined;
+}
+
+/** The bounds a number node declares (not zod's safe-integer bound, which no policy reaches). */
+export function numberBounds(node: ZodType | undefined): { min?: number; max?: number } {
+  if (!node) return {};
+  const bare = unwrap(node as AnyNode) as AnyNode & { minValue?: number | null; maxValue?: number | null };
+  if (bare._zod.def.type !== 'number') return {};
+  const safe = (value: number | null | undefined) =>
+    typeof value === 'number' && Math.abs(value) < Number.MAX_SAFE_INTEGER ? value : undefined;
+  const min = safe(bare.minValue);
+  const max = safe(bare.maxValue);
+  return { ...(min === undefined ? {} : { min }), ...(max === undefined ? {} : { max }) };
 }

@@ -12,16 +12,31 @@ export const API_VERSION = 'retry-topology/v1';
 const DURATION_PATTERN = '^(\\d+(\\.\\d+)?(ms|s|m|h|d))+$';
 const DURATION_HINT = 'a duration like "500ms" or "2s"';
 
-/** A duration written with its unit. The error text is built in issues.ts from the code. */
-const duration = () =>
+/**
+ * Every duration node, whatever its JSON Schema says: error messages find durations here (with
+ * whether zero is allowed), so the messages do not depend on the published representation.
+ */
+export const DURATIONS = z.registry<{ positive: boolean }>();
+
+/** A duration written with its unit. The error text is built in schema-issues.ts from the code. */
+const durationText = () =>
   z
     .string()
     .regex(new RegExp(DURATION_PATTERN))
-    .refine((text) => parseDuration(text) !== undefined)
-    .meta({ description: `${DURATION_HINT} (units: ms, s, m, h, d; "1m30s" adds up)`, format: 'duration' });
+    .refine((text) => parseDuration(text) !== undefined);
+
+const durationMeta = {
+  description: `${DURATION_HINT} (units: ms, s, m, h, d; "1m30s" adds up)`,
+  format: 'duration',
+};
+
+const duration = () => durationText().meta(durationMeta).register(DURATIONS, { positive: false });
 
 const positiveDuration = () =>
-  duration().refine((text) => (parseDuration(text) ?? 0) > 0, { params: { rule: 'positive-duration' } });
+  durationText()
+    .refine((text) => (parseDuration(text) ?? 0) > 0)
+    .meta(durationMeta)
+    .register(DURATIONS, { positive: true });
 
 /** Names that end up in broker entity names; broker limits are checked on the derived names. */
 const entityName = () => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/);

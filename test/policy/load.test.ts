@@ -23,7 +23,7 @@ describe('positions in policy files', () => {
       (text.split('\n')[lineOf(text, 'initial: fast') - 1]?.indexOf('fast') ?? -1) + 1,
     );
     expect(formatIssue(found ?? ({} as never))).toBe(
-      `policies/billing.yaml:${found?.line}:${found?.column} spec.backoff.initial: expected a duration like "500ms" or "2s", got "fast" [error invalid-duration]`,
+      `policies/billing.yaml:${found?.line}:${found?.column} spec.backoff.initial: expected a duration like "500ms" or "2s" (units ms, s, m, h, d), got "fast" [error invalid-duration]`,
     );
   });
 
