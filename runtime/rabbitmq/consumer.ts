@@ -9,7 +9,7 @@ import { type FinalDecision, runHandler } from '../run-handler';
 import { attemptOf } from './attempt';
 import { publishConfirmed } from './confirm';
 import { copyProperties, firstFailureAt } from './copy';
-import { Settler } from './settle';
+import { settlerFor } from './settle';
 
 export interface RabbitHandlerContext {
   /** This delivery's attempt, from 1. */
@@ -72,7 +72,7 @@ export async function consumeWithRetries(
   const metrics = createMetrics({ policy: plan.policy, target: 'rabbitmq' }, options.meter);
   const stopping = new AbortController();
   const inFlight = new Set<Promise<void>>();
-  const settle = new Settler(channel);
+  const settle = settlerFor(channel);
   const report = (error: unknown, message: ConsumeMessage) => options.onError?.(error, message);
 
   /** Publishes until the broker takes it, or until the consumer stops ('stopped'). */

@@ -1,71 +1,70 @@
-import type { Channel, ConsumeMessage } from 'amqplib';
+import type { Channel, Message } from 'amqplib';
+import { AckLedger } from './ack-ledger';
 
 /**
- * Acks, batched. Each ack is a write to the quorum queue's log; one `multiple` ack for a run of
- * finished deliveries costs the broker one. Measured on 3.10.8 (bench/rabbitmq): consume, copy
- * and ack went from about 6 600 to 8 300 messages/s at prefetch 50.
+ * Acks, batched, for every consumer on one channel. Each ack is a write to the quorum queue's log;
+ * one `multiple` ack for a run of finished deliveries costs the broker one (see BENCHMARKS.md).
  *
- * Only a run of finished deliveries at the front is acked with `multiple`; a finished one behind
- * a still-running one is acked on its own in the same flush, so a slow message never holds the
- * others' prefetch slots. Rejects and nacks go out at once, one by one.
+ * A multiple ack settles whatever is unacked on the channel up to its tag, whoever consumes it,
+ * so there is one Settler per channel, shared by every consumeWithRetries on it, and its
+ * AckLedger decides which acks may be batched. Deliveries it never saw (another consumer on the
+ * channel, a basic.get) make it fall back to single acks above them. Rejects and nacks go out at
+ * once, one by one.
  */
 export class Settler {
-  /** Deliveries not yet settled, in delivery-tag order (the broker hands them out that way). */
-  private readonly outstanding: ConsumeMessage[] = [];
-  private readonly finished = new Set<number>();
+  private readonly ledger = new AckLedger();
+  /** Finished deliveries whose ack is not sent yet. */
+  private readonly finished = new Map<number, Message>();
   private scheduled = false;
+  private readonly flushSoon = () => this.flush();
 
   constructor(private readonly channel: Channel) {}
 
-  track(message: ConsumeMessage): void {
-    this.outstanding.push(message);
+  /** Every delivery to a consumer of ours, as it arrives. */
+  track(message: Message): void {
+    this.ledger.delivered(message.fields.deliveryTag);
   }
 
-  ack(message: ConsumeMessage): void {
-    this.finished.add(message.fields.deliveryTag);
+  ack(message: Message): void {
+    this.ledger.finished(message.fields.deliveryTag);
+    this.finished.set(message.fields.deliveryTag, message);
     if (!this.scheduled) {
       this.scheduled = true;
-      setImmediate(() => this.flush());
+      setImmediate(this.flushSoon);
     }
   }
 
-  reject(message: ConsumeMessage, requeue: boolean): void {
-    this.forget(message);
+  reject(message: Message, requeue: boolean): void {
+    this.ledger.settled(message.fields.deliveryTag);
     this.channel.reject(message, requeue);
   }
 
-  nack(message: ConsumeMessage, requeue: boolean): void {
-    this.forget(message);
+  nack(message: Message, requeue: boolean): void {
+    this.ledger.settled(message.fields.deliveryTag);
     this.channel.nack(message, false, requeue);
   }
 
-  /** Sends every pending ack now (the consumer calls it when it stops). */
+  /** Sends every pending ack now (a consumer calls it when it stops). */
   flush(): void {
     this.scheduled = false;
-    let front: ConsumeMessage | undefined;
-    while (this.outstanding.length > 0) {
-      const first = this.outstanding[0] as ConsumeMessage;
-      if (!this.finished.has(first.fields.deliveryTag)) break;
-      this.outstanding.shift();
-      this.finished.delete(first.fields.deliveryTag);
-      front = first;
-    }
+    const acks = this.ledger.take();
     try {
-      if (front) this.channel.ack(front, true);
-      for (let index = 0; index < this.outstanding.length; index++) {
-        const message = this.outstanding[index] as ConsumeMessage;
-        if (!this.finished.delete(message.fields.deliveryTag)) continue;
-        this.outstanding.splice(index--, 1);
-        this.channel.ack(message);
-      }
+      for (const { tag, multiple } of acks) this.channel.ack(this.finished.get(tag) as Message, multiple);
     } catch {
       // The channel closed: the broker requeues whatever was unacked, so there is nothing to undo.
     }
+    this.finished.clear();
   }
+}
 
-  private forget(message: ConsumeMessage): void {
-    const index = this.outstanding.indexOf(message);
-    if (index >= 0) this.outstanding.splice(index, 1);
-    this.finished.delete(message.fields.deliveryTag);
+const settlers = new WeakMap<Channel, Settler>();
+
+/** The channel's one Settler, made on first use. */
+export function settlerFor(channel: Channel): Settler {
+  let settler = settlers.get(channel);
+  if (!settler) {
+    settler = new Settler(channel);
+    settlers.set(channel, settler);
   }
+  return settler;
 }

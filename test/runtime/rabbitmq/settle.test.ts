@@ -1,6 +1,6 @@
 import type { Channel, ConsumeMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { Settler } from '../../../runtime/rabbitmq/settle';
+import { Settler, settlerFor } from '../../../runtime/rabbitmq/settle';
 import { flush } from '../../support/fake-clock';
 
 /** The three calls Settler makes, recorded; typed against amqplib's Channel. */
@@ -26,33 +26,15 @@ function delivery(tag: number): ConsumeMessage {
 }
 
 describe('Settler', () => {
-  it('acks a finished run at the front with one multiple ack', async () => {
+  it('acks a finished run at the front with one multiple ack, on the next turn of the event loop', async () => {
     const { channel, calls } = recordingChannel();
     const settle = new Settler(channel);
     const messages = [1, 2, 3].map(delivery);
     for (const message of messages) settle.track(message);
     for (const message of messages) settle.ack(message);
+    expect(calls).toEqual([]);
     await flush();
     expect(calls).toEqual(['ack 3 multiple']);
-  });
-
-  it('acks a finished message behind a running one on its own, so it does not hold a slot', async () => {
-    const { channel, calls } = recordingChannel();
-    const settle = new Settler(channel);
-    const [slow, quick, quicker] = [1, 2, 3].map(delivery) as [
-      ConsumeMessage,
-      ConsumeMessage,
-      ConsumeMessage,
-    ];
-    for (const message of [slow, quick, quicker]) settle.track(message);
-    settle.ack(quick);
-    settle.ack(quicker);
-    await flush();
-    expect(calls).toEqual(['ack 2', 'ack 3']);
-    settle.ack(slow);
-    await flush();
-    // A multiple ack now would be wrong only if it covered an unsettled tag; 1 is the only one left.
-    expect(calls).toEqual(['ack 2', 'ack 3', 'ack 1 multiple']);
   });
 
   it('sends rejects and nacks at once and never acks those deliveries', async () => {
@@ -65,7 +47,22 @@ describe('Settler', () => {
     settle.nack(c, true);
     expect(calls).toEqual(['reject 2 requeue=false', 'nack 3 requeue=true']);
     await flush();
-    expect(calls).toEqual(['reject 2 requeue=false', 'nack 3 requeue=true', 'ack 1 multiple']);
+    expect(calls).toEqual(['reject 2 requeue=false', 'nack 3 requeue=true', 'ack 1']);
+  });
+
+  it('is one per channel, so consumers sharing a channel share its ledger', async () => {
+    const { channel, calls } = recordingChannel();
+    const first = settlerFor(channel);
+    expect(settlerFor(channel)).toBe(first);
+    expect(settlerFor(recordingChannel().channel)).not.toBe(first);
+    // Consumer A got 1 and 3, consumer B got 2 (still running): A's acks stay single.
+    first.track(delivery(1));
+    settlerFor(channel).track(delivery(2));
+    first.track(delivery(3));
+    first.ack(delivery(1));
+    first.ack(delivery(3));
+    await flush();
+    expect(calls).toEqual(['ack 1', 'ack 3']);
   });
 
   it('survives a closed channel', async () => {
