@@ -10,7 +10,9 @@ import { parseDuration } from './duration';
 export const API_VERSION = 'retry-topology/v1';
 
 const DURATION_PATTERN = '^(\\d+(\\.\\d+)?(ms|s|m|h|d))+$';
-const DURATION_HINT = 'a duration like "500ms" or "2s"';
+/** The same, refusing a total of zero ("0s", "0m0s"): what an editor can check of "positive". */
+const POSITIVE_DURATION_PATTERN = '^(?!(0+(\\.0+)?(ms|s|m|h|d))+$)(\\d+(\\.\\d+)?(ms|s|m|h|d))+$';
+const DURATION_UNITS = 'A duration with its unit (ms, s, m, h, d), e.g. "500ms", "2s"; "1m30s" adds up.';
 
 /**
  * Every duration node, whatever its JSON Schema says: error messages find durations here (with
@@ -18,24 +20,29 @@ const DURATION_HINT = 'a duration like "500ms" or "2s"';
  */
 export const DURATIONS = z.registry<{ positive: boolean }>();
 
-/** A duration written with its unit. The error text is built in schema-issues.ts from the code. */
+/**
+ * A duration written with its unit. The error text is built in schema-issues.ts from the code.
+ * The JSON Schema says it with a `pattern`, not `format: "duration"`: that format means ISO 8601
+ * ("PT2S"), which Ajv's strict mode refuses to guess at and ajv-formats would check against "2s".
+ */
 const durationText = () =>
   z
     .string()
     .regex(new RegExp(DURATION_PATTERN))
     .refine((text) => parseDuration(text) !== undefined);
 
-const durationMeta = {
-  description: `${DURATION_HINT} (units: ms, s, m, h, d; "1m30s" adds up)`,
-  format: 'duration',
-};
+const durationMeta = (description: string | undefined) => ({
+  description: description ? `${description} ${DURATION_UNITS}` : DURATION_UNITS,
+  examples: ['500ms', '2s', '1m30s'],
+});
 
-const duration = () => durationText().meta(durationMeta).register(DURATIONS, { positive: false });
+const duration = (description?: string) =>
+  durationText().meta(durationMeta(description)).register(DURATIONS, { positive: false });
 
-const positiveDuration = () =>
+const positiveDuration = (description?: string) =>
   durationText()
     .refine((text) => (parseDuration(text) ?? 0) > 0)
-    .meta(durationMeta)
+    .meta({ ...durationMeta(description), pattern: POSITIVE_DURATION_PATTERN })
     .register(DURATIONS, { positive: true });
 
 /** Names that end up in broker entity names; broker limits are checked on the derived names. */
@@ -71,7 +78,7 @@ const classify = z.strictObject({
         'Ready transient rules: "http-transient" is 408, 429 and 5xx; "network-transient" is ' +
         'ECONNRESET, ECONNREFUSED, ETIMEDOUT, EPIPE, EAI_AGAIN and TimeoutError.',
     }),
-  transient: errorMatch,
+  transient: errorMatch.meta({ description: 'Errors worth retrying, on top of the presets.' }),
   permanent: errorMatch.meta({ description: 'Checked first: a permanent match wins over a transient one.' }),
   unknown: z
     .enum(['permanent', 'transient'])
@@ -80,14 +87,19 @@ const classify = z.strictObject({
 });
 
 const exponentialBackoff = z.strictObject({
-  type: z.literal('exponential'),
-  initial: positiveDuration(),
-  multiplier: z.number().min(1).max(100).default(2),
-  max: positiveDuration().optional().meta({ description: 'Cap on one wait. No cap when left out.' }),
+  type: z.literal('exponential').meta({ description: 'Each wait is the previous one times the multiplier.' }),
+  initial: positiveDuration('The first wait.'),
+  multiplier: z
+    .number()
+    .min(1)
+    .max(100)
+    .default(2)
+    .meta({ description: 'Growth factor from one wait to the next.' }),
+  max: positiveDuration('Cap on one wait. No cap when left out.').optional(),
 });
 
 const listBackoff = z.strictObject({
-  type: z.literal('list'),
+  type: z.literal('list').meta({ description: 'The waits are given one by one.' }),
   delays: z
     .array(positiveDuration())
     .min(1)
@@ -96,21 +108,34 @@ const listBackoff = z.strictObject({
 
 const rabbitmqTarget = z.strictObject({
   exchange: entityName().meta({ description: 'The exchange the producer publishes to.' }),
-  exchangeType: z.enum(['topic', 'direct', 'fanout', 'headers']).default('topic'),
+  exchangeType: z
+    .enum(['topic', 'direct', 'fanout', 'headers'])
+    .default('topic')
+    .meta({ description: "The source exchange's type; used only when declareExchange is true." }),
   declareExchange: z
     .boolean()
     .default(false)
     .meta({ description: 'Provision the source exchange too. Leave false when the producer owns it.' }),
-  routingKey: z.string().max(255),
+  routingKey: z.string().max(255).meta({
+    description: 'The binding key from the source exchange to the main queue, e.g. "order.placed".',
+  }),
   queue: entityName()
     .optional()
     .meta({ description: "The consumer's main queue. Defaults to the policy name." }),
-  mode: z.enum(['ttl-queues', 'quorum-delayed-retry', 'delivery-time']).default('ttl-queues'),
+  mode: z
+    .enum(['ttl-queues', 'quorum-delayed-retry', 'delivery-time'])
+    .default('ttl-queues')
+    .meta({
+      description:
+        'How the broker holds a delayed retry: "ttl-queues", one wait queue per level (any version from ' +
+        '3.10); "quorum-delayed-retry", the quorum queue’s own delayed retry (4.3+, waits grow linearly); ' +
+        '"delivery-time", a copy with x-opt-delivery-time (4.4+).',
+    }),
   brokerVersion: z
     .string()
     .regex(/^\d+\.\d+(\.\d+)?$/)
     .meta({ description: 'The oldest RabbitMQ version this topology must run on, quoted: "3.13.7".' }),
-  vhost: z.string().min(1).default('/'),
+  vhost: z.string().min(1).default('/').meta({ description: 'The virtual host every resource is made in.' }),
   deliveryLimit: z
     .number()
     .int()
@@ -126,11 +151,23 @@ const rabbitmqTarget = z.strictObject({
     .union([z.number().int().min(1), z.literal('unbounded')])
     .default(100_000)
     .meta({ description: 'Messages one wait queue may hold before it refuses more.' }),
-  overflow: z.enum(['reject-publish', 'drop-head']).default('reject-publish'),
-  deadLetterStrategy: z.enum(['at-least-once', 'at-most-once']).default('at-least-once'),
-  consumerTimeout: positiveDuration()
-    .default('30m')
-    .meta({ description: "The broker's consumer_timeout (default 30m)." }),
+  overflow: z
+    .enum(['reject-publish', 'drop-head'])
+    .default('reject-publish')
+    .meta({
+      description:
+        'What a full queue does: "reject-publish" refuses the new message (the runtime keeps it and tries ' +
+        'again); "drop-head" drops the oldest. At-least-once dead-lettering needs reject-publish.',
+    }),
+  deadLetterStrategy: z
+    .enum(['at-least-once', 'at-most-once'])
+    .default('at-least-once')
+    .meta({
+      description:
+        "The quorum queue's dead-letter-strategy: at-least-once keeps a message until the dead-letter " +
+        'queue has it; at-most-once may lose it.',
+    }),
+  consumerTimeout: positiveDuration("The broker's consumer_timeout (default 30m).").default('30m'),
   policyPriority: z
     .number()
     .int()
@@ -142,20 +179,37 @@ const rabbitmqTarget = z.strictObject({
 
 const kafkaTarget = z.strictObject({
   topic: entityName().meta({ description: 'The source topic.' }),
-  consumerGroup: entityName(),
+  consumerGroup: entityName().meta({
+    description: "The consumer's group on the source topic; the retry consumers use <group>.retry.",
+  }),
   partitions: z
     .number()
     .int()
     .min(1)
     .max(10_000)
     .meta({ description: "The source topic's partition count; retry topics get the same." }),
-  declareTopic: z.boolean().default(false),
-  replicationFactor: z.number().int().min(1).max(10).default(3),
-  minInSyncReplicas: z.number().int().min(1).max(10).optional(),
-  maxPollInterval: positiveDuration()
-    .default('5m')
-    .meta({ description: 'max.poll.interval.ms, or KafkaJS rebalanceTimeout.' }),
-  retryRetention: positiveDuration().default('7d'),
+  declareTopic: z
+    .boolean()
+    .default(false)
+    .meta({ description: 'Provision the source topic too. Leave false when the producer owns it.' }),
+  replicationFactor: z.number().int().min(1).max(10).default(3).meta({
+    description: 'Replicas of each retry and dead-letter topic (and of the source topic when declared).',
+  }),
+  minInSyncReplicas: z
+    .number()
+    .int()
+    .min(1)
+    .max(10)
+    .optional()
+    .meta({
+      description:
+        'min.insync.replicas of those topics: replicas that must have a copy before it counts as written. ' +
+        'Default: replicationFactor - 1, between 1 and 2.',
+    }),
+  maxPollInterval: positiveDuration('max.poll.interval.ms, or KafkaJS rebalanceTimeout.').default('5m'),
+  retryRetention: positiveDuration(
+    'How long the retry topics keep records; at least twice the longest wait.',
+  ).default('7d'),
   ordering: z
     .enum(['park-key', 'none'])
     .optional()
@@ -163,10 +217,8 @@ const kafkaTarget = z.strictObject({
 });
 
 const serviceBusCommon = {
-  lockDuration: positiveDuration().default('1m').meta({ description: 'Peek-lock duration, at most 5m.' }),
-  lockRenewal: duration()
-    .default('5m')
-    .meta({ description: "The receiver's maxAutoLockRenewalDuration; 0s turns renewal off." }),
+  lockDuration: positiveDuration('Peek-lock duration, at most 5m.').default('1m'),
+  lockRenewal: duration("The receiver's maxAutoLockRenewalDuration; 0s turns renewal off.").default('5m'),
   deliveryLimit: z
     .number()
     .int()
@@ -174,93 +226,150 @@ const serviceBusCommon = {
     .max(2000)
     .default(5)
     .meta({ description: 'maxDeliveryCount: a safety net against crash loops (not the retry count).' }),
-  forwardDeadLettersTo: entityName().optional(),
+  forwardDeadLettersTo: entityName().optional().meta({
+    description:
+      "A queue or topic that receives this entity's dead letters, instead of its dead-letter subqueue.",
+  }),
 };
 
-const duplicateDetection = positiveDuration()
-  .optional()
-  .meta({
-    description:
-      'Duplicate detection window on the queue. Left out: off. Retry copies keep their messageId, so ' +
-      'with this on they are scheduled to a retry queue of their own instead of being dropped as duplicates.',
-  });
+const duplicateDetection = positiveDuration(
+  'Duplicate detection window on the queue. Left out: off. Retry copies keep their messageId, so ' +
+    'with this on they are scheduled to a retry queue of their own instead of being dropped as duplicates.',
+).optional();
 
 const serviceBusTarget = z.discriminatedUnion('entity', [
   z.strictObject({
-    entity: z.literal('queue'),
-    queue: entityName(),
+    entity: z.literal('queue').meta({ description: 'The consumer reads a queue.' }),
+    queue: entityName().meta({ description: 'The queue the consumer reads.' }),
     duplicateDetection,
     ...serviceBusCommon,
   }),
   z.strictObject({
-    entity: z.literal('subscription'),
-    topic: entityName(),
-    subscription: entityName(),
+    entity: z.literal('subscription').meta({ description: 'The consumer reads a topic subscription.' }),
+    topic: entityName().meta({ description: 'The topic the producer sends to.' }),
+    subscription: entityName().meta({ description: "The consumer's subscription on that topic." }),
     ...serviceBusCommon,
   }),
 ]);
 
 export const PolicySchema = z
   .strictObject({
-    apiVersion: z.literal(API_VERSION),
-    kind: z.literal('RetryPolicy'),
-    metadata: z.strictObject({
-      name: policyName,
-      description: z.string().optional(),
-      owner: z.string().optional(),
-    }),
-    spec: z.strictObject({
-      consumer: z.string().min(1).meta({ description: 'The consuming service.' }),
-      maxAttempts: z.number().int().min(1).max(100).meta({
-        description: 'Deliveries to the handler, the first one included. Retries = maxAttempts - 1.',
-      }),
-      immediate: z
-        .strictObject({
-          retries: z.number().int().min(0).max(10).default(0),
-          delay: duration().default('100ms'),
-        })
-        .default({ retries: 0, delay: '100ms' })
-        .meta({ description: 'In-memory retries inside one delivery. Keep them short and few.' }),
-      backoff: z.discriminatedUnion('type', [exponentialBackoff, listBackoff]),
-      jitter: z.enum(['none', 'full', 'equal']).default('full'),
-      classify,
-      deadLetter: z
-        .strictObject({
-          name: entityName()
-            .optional()
-            .meta({ description: 'Dead-letter queue/topic name. Defaults to <policy>.dlq / <policy>.dlt.' }),
-          retention: positiveDuration().default('14d'),
-        })
-        .default({ retention: '14d' }),
-      messageTtl: positiveDuration().optional(),
-      deadline: positiveDuration()
-        .optional()
-        .meta({ description: 'The business deadline the whole retry window must fit in.' }),
-      innerLayers: z
-        .array(
-          z.strictObject({
-            name: z.string().min(1),
-            attempts: z.number().int().min(1).max(100),
+    apiVersion: z.literal(API_VERSION).meta({ description: `The policy format version: "${API_VERSION}".` }),
+    kind: z.literal('RetryPolicy').meta({ description: 'Always "RetryPolicy".' }),
+    metadata: z
+      .strictObject({
+        name: policyName,
+        description: z.string().optional().meta({ description: 'What the consumer does, for reviewers.' }),
+        owner: z
+          .string()
+          .optional()
+          .meta({ description: 'The team that owns the consumer, e.g. "team-billing".' }),
+      })
+      .meta({ description: 'Names the policy. Only `name` reaches the broker.' }),
+    spec: z
+      .strictObject({
+        consumer: z.string().min(1).meta({ description: 'The consuming service.' }),
+        maxAttempts: z.number().int().min(1).max(100).meta({
+          description: 'Deliveries to the handler, the first one included. Retries = maxAttempts - 1.',
+        }),
+        immediate: z
+          .strictObject({
+            retries: z.number().int().min(0).max(10).default(0).meta({
+              description: 'In-memory retries per delivery, before the next delayed retry. 0: none.',
+            }),
+            delay: duration('The wait before each in-memory retry (jitter applies).').default('100ms'),
+          })
+          .default({ retries: 0, delay: '100ms' })
+          .meta({ description: 'In-memory retries inside one delivery. Keep them short and few.' }),
+        backoff: z.discriminatedUnion('type', [exponentialBackoff, listBackoff]).meta({
+          description:
+            'The waits between deliveries (the delayed retries): "exponential" from an initial wait, ' +
+            'or a "list" of waits.',
+        }),
+        jitter: z
+          .enum(['none', 'full', 'equal'])
+          .default('full')
+          .meta({
+            description:
+              'Randomness in each wait, so messages that failed together do not return together. ' +
+              '"full": anywhere from 0 to the wait; "equal": from half the wait to the wait; "none": exactly the wait.',
           }),
-        )
-        .default([])
-        .meta({ description: 'Retries inside the handler, e.g. the HTTP client: they multiply.' }),
-      amplificationBudget: z.number().int().min(1).default(30),
-      ordering: z.enum(['none', 'per-key']).default('none'),
-      idempotency: z
-        .strictObject({
-          idempotent: z.boolean(),
-          key: z.string().min(1).optional().meta({ description: 'What the handler deduplicates by.' }),
-        })
-        .meta({ description: 'Retries repeat deliveries: say how the handler survives that.' }),
-      targets: z
-        .strictObject({
-          rabbitmq: rabbitmqTarget.optional(),
-          kafka: kafkaTarget.optional(),
-          serviceBus: serviceBusTarget.optional(),
-        })
-        .meta({ description: 'Only the targets named here are planned.' }),
-    }),
+        classify: classify.meta({
+          description:
+            'Which errors are retried (transient) and which go straight to the dead letter (permanent).',
+        }),
+        deadLetter: z
+          .strictObject({
+            name: entityName().optional().meta({
+              description: 'Dead-letter queue/topic name. Defaults to <policy>.dlq / <policy>.dlt.',
+            }),
+            retention: positiveDuration(
+              "How long the Kafka dead-letter topic keeps records. RabbitMQ's dead-letter queue and " +
+                "Service Bus's dead-letter subqueue never expire messages.",
+            ).default('14d'),
+          })
+          .default({ retention: '14d' })
+          .meta({
+            description: 'Where messages go when they fail for good, with the reason in their headers.',
+          }),
+        messageTtl: positiveDuration(
+          "How long a message may live: the RabbitMQ main queue's message-ttl and the Service Bus " +
+            "entity's default time to live (never shorter than the retry window there). The retry window must fit in it.",
+        ).optional(),
+        deadline: positiveDuration('The business deadline the whole retry window must fit in.').optional(),
+        innerLayers: z
+          .array(
+            z.strictObject({
+              name: z.string().min(1).meta({ description: 'What retries, e.g. "payment-http-client".' }),
+              attempts: z
+                .number()
+                .int()
+                .min(1)
+                .max(100)
+                .meta({ description: 'Calls it makes per handler call, the first one included.' }),
+            }),
+          )
+          .default([])
+          .meta({ description: 'Retries inside the handler, e.g. the HTTP client: they multiply.' }),
+        amplificationBudget: z
+          .number()
+          .int()
+          .min(1)
+          .default(30)
+          .meta({
+            description:
+              'The most calls one message may cause to the dependency in the worst case: maxAttempts × ' +
+              '(1 + immediate retries) × every inner layer’s attempts.',
+          }),
+        ordering: z
+          .enum(['none', 'per-key'])
+          .default('none')
+          .meta({
+            description:
+              'per-key: messages of one key must be handled in order, so a retried message must not be ' +
+              'overtaken (Kafka parks the later ones; RabbitMQ and Service Bus cannot keep it).',
+          }),
+        idempotency: z
+          .strictObject({
+            idempotent: z.boolean().meta({
+              description: 'true when handling a message twice has the effect of handling it once.',
+            }),
+            key: z.string().min(1).optional().meta({ description: 'What the handler deduplicates by.' }),
+          })
+          .meta({ description: 'Retries repeat deliveries: say how the handler survives that.' }),
+        targets: z
+          .strictObject({
+            rabbitmq: rabbitmqTarget
+              .optional()
+              .meta({ description: 'Plan a RabbitMQ topology (quorum queues).' }),
+            kafka: kafkaTarget.optional().meta({ description: 'Plan Kafka retry and dead-letter topics.' }),
+            serviceBus: serviceBusTarget
+              .optional()
+              .meta({ description: 'Plan an Azure Service Bus queue or topic subscription.' }),
+          })
+          .meta({ description: 'Only the targets named here are planned.' }),
+      })
+      .meta({ description: 'How the consumer retries, and on which brokers.' }),
   })
   .meta({ title: 'retry-topology RetryPolicy', description: 'One consumer’s retry policy.' });
 

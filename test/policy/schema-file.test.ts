@@ -2,20 +2,57 @@ import { readdirSync, readFileSync } from 'node:fs';
 import Ajv from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
+import { schemaUrl } from '../../cli/commands/schema';
 import { policyJsonSchema } from '../../policy';
-import { changed } from './fixtures';
+import { changed, cleanPolicy } from './fixtures';
 
 const published = JSON.parse(readFileSync('schema/retry-policy.schema.json', 'utf8')) as Record<
   string,
   unknown
 >;
-// The same validator editors run (yaml-language-server is draft-07 too).
-const validate = new Ajv({ strict: false, allErrors: true }).compile(published);
+const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+// Strict mode, as a team's own Ajv would run it: an unknown keyword or format is an error, not a
+// silent pass. The same validator editors run (yaml-language-server is draft-07 too).
+const validate = new Ajv({ strict: true, allErrors: true }).compile(published);
+
+type Node = {
+  properties?: Record<string, Node>;
+  items?: Node;
+  anyOf?: Node[];
+  oneOf?: Node[];
+  description?: string;
+};
+
+/** Every property of the schema, by path, with its own node. */
+function properties(node: Node, path = ''): Array<[string, Node]> {
+  const found: Array<[string, Node]> = [];
+  for (const [key, child] of Object.entries(node.properties ?? {})) {
+    found.push([`${path}.${key}`, child], ...properties(child, `${path}.${key}`));
+  }
+  for (const [index, child] of [...(node.anyOf ?? []), ...(node.oneOf ?? [])].entries())
+    found.push(...properties(child, `${path}[${index}]`));
+  if (node.items) found.push(...properties(node.items, `${path}[]`));
+  return found;
+}
 
 describe('the published JSON Schema', () => {
   it('is the one the code generates (run `npm run schema` after changing policy/schema.ts)', () => {
     const { $id: _id, ...fromFile } = published;
     expect(fromFile).toEqual(policyJsonSchema());
+  });
+
+  it('names the URL where this version stays published', () => {
+    expect(published.$id).toBe(schemaUrl(version));
+  });
+
+  it('describes every property', () => {
+    const all = properties(published as Node);
+    expect(all.length).toBeGreaterThan(80);
+    expect(all.filter(([, node]) => !node.description?.trim()).map(([path]) => path)).toEqual([]);
+  });
+
+  it('uses no format a validator would have to guess at', () => {
+    expect(JSON.stringify(published)).not.toContain('"format"');
   });
 
   it.each(readdirSync('policies').filter((name) => name.endsWith('.yaml')))('accepts policies/%s', (name) => {
@@ -24,6 +61,29 @@ describe('the published JSON Schema', () => {
       expect(validate.errors ?? []).toEqual([]);
       expect(valid).toBe(true);
     }
+  });
+
+  it.each(['500ms', '2s', '1m30s', '1.5h', '14d'])('accepts the duration %s', (text) => {
+    expect(validate(changed(['spec', 'backoff', 'initial'], text))).toBe(true);
+    expect(validate(changed(['spec', 'immediate', 'delay'], text))).toBe(true);
+  });
+
+  it.each([
+    ['a number with no unit', '2000'],
+    ['an ISO 8601 duration', 'PT2S'],
+    ['a word', 'fast'],
+    ['a space inside', '1m 30s'],
+  ])('refuses %s as a duration', (_name, text) => {
+    expect(validate(changed(['spec', 'backoff', 'initial'], text))).toBe(false);
+  });
+
+  it('refuses a zero wait where the code wants a positive one, and allows it where zero means off', () => {
+    expect(validate(changed(['spec', 'backoff', 'initial'], '0s'))).toBe(false);
+    expect(validate(changed(['spec', 'backoff', 'initial'], '0m0s'))).toBe(false);
+    expect(validate(changed(['spec', 'backoff', 'initial'], '0.5s'))).toBe(true);
+    const renewalOff = cleanPolicy();
+    renewalOff.spec.targets.serviceBus = { entity: 'queue', queue: 'billing-orders', lockRenewal: '0s' };
+    expect(validate(renewalOff)).toBe(true);
   });
 
   it.each([
