@@ -39,3 +39,15 @@ export function readAttempt(raw: unknown): AttemptReading {
   if (Number.isInteger(number) && number >= 1 && number <= MAX_ATTEMPT_VALUE) return { attempt: number };
   return { attempt: 1, invalid: text.slice(0, 100) };
 }
+
+/**
+ * readAttempt for a copy that may carry an earlier malformed value in `retry-attempt-invalid`
+ * (the runtime writes it on every copy it sends after reading one), so the dead letter still
+ * says what the value was after any number of retries.
+ */
+export function readAttemptCarried(raw: unknown, carriedInvalid: unknown): AttemptReading {
+  const reading = readAttempt(raw);
+  const carried = decode(carriedInvalid);
+  if (reading.invalid !== undefined || carried === undefined) return reading;
+  return { attempt: reading.attempt, invalid: String(carried).slice(0, 100) };
+}

@@ -1,12 +1,13 @@
 import type { ConsumeMessage } from 'amqplib';
 import type { RabbitMode } from '../../policy/types';
-import { type AttemptReading, readAttempt } from '../attempt';
+import { type AttemptReading, readAttempt, readAttemptCarried } from '../attempt';
 import { HEADERS } from '../dead-letter';
 
 /**
  * The attempt of a delivery. Copies carry our `retry-attempt` header. In quorum-delayed-retry
  * mode there is no copy: the broker redelivers the same message, and its `x-delivery-count`
  * (failed deliveries so far; a reject counts on 4.3) is the number of earlier attempts.
+ * A malformed value read earlier comes back from `retry-attempt-invalid`.
  */
 export function attemptOf(message: ConsumeMessage, mode: RabbitMode): AttemptReading {
   const headers = message.properties.headers ?? {};
@@ -16,5 +17,5 @@ export function attemptOf(message: ConsumeMessage, mode: RabbitMode): AttemptRea
     const reading = readAttempt(typeof count === 'number' ? count + 1 : count);
     return typeof count === 'number' || reading.invalid ? reading : { attempt: reading.attempt + 1 };
   }
-  return readAttempt(headers[HEADERS.attempt]);
+  return readAttemptCarried(headers[HEADERS.attempt], headers[HEADERS.attemptInvalid]);
 }

@@ -101,6 +101,7 @@ export async function consumeWithRetries(
   async function retry(
     message: ConsumeMessage,
     decision: Extract<FinalDecision, { kind: 'delayed' }>,
+    attemptInvalid: string | undefined,
   ): Promise<void> {
     if (rules.mode === 'quorum-delayed-retry') {
       // RabbitMQ 4.3+: a reject counts as a failed delivery, and the queue's delayed-retry
@@ -113,6 +114,8 @@ export async function consumeWithRetries(
       [HEADERS.attempt]: decision.nextAttempt,
       [HEADERS.firstFailureAt]: firstFailureAt(message, now),
     };
+    // The copy's attempt is valid again; the malformed value goes on for the dead letter.
+    if (attemptInvalid !== undefined) headers[HEADERS.attemptInvalid] = attemptInvalid;
     // delivery-time mode (4.4+): the copy goes back to the main queue and is delivered at this time.
     if (rules.mode === 'delivery-time') headers['x-opt-delivery-time'] = now + decision.delayMs;
     const properties = copyProperties(message, headers);
@@ -194,7 +197,7 @@ export async function consumeWithRetries(
           metrics.attempt('requeued');
           return;
         case 'delayed':
-          await retry(message, decision);
+          await retry(message, decision, reading.invalid);
           metrics.attempt('retry');
           metrics.retryScheduled('delayed', decision.level);
           return;

@@ -6,7 +6,7 @@ type Properties = NonNullable<ServiceBusMessage['applicationProperties']>;
 /**
  * The copy scheduled for the next attempt. It keeps what the producer set and the handler may
  * read (body, ids, subject, content type, routing fields, application properties) and changes
- * only our attempt property; `retry-first-failure-at` is set on the first failure and carried
+ * only our attempt property (and `retry-attempt-invalid` after a malformed one); `retry-first-failure-at` is set on the first failure and carried
  * after that.
  *
  * Left out on purpose: everything the broker stamps (sequence number, lock, delivery count,
@@ -15,13 +15,15 @@ type Properties = NonNullable<ServiceBusMessage['applicationProperties']>;
  */
 export function retryCopy(
   message: ServiceBusReceivedMessage,
-  next: { attemptProperty: string; attempt: number; firstFailureAt: number },
+  next: { attemptProperty: string; attempt: number; firstFailureAt: number; attemptInvalid?: string },
 ): ServiceBusMessage {
   const applicationProperties: Properties = {
     ...message.applicationProperties,
     [next.attemptProperty]: next.attempt,
     [HEADERS.firstFailureAt]: next.firstFailureAt,
   };
+  // The attempt is valid again; a malformed one read on the way goes on for the dead letter.
+  if (next.attemptInvalid !== undefined) applicationProperties[HEADERS.attemptInvalid] = next.attemptInvalid;
   const copy: ServiceBusMessage = { body: message.body, applicationProperties };
   // Only fields the original has: an explicit `undefined` would still be a key on the copy.
   const optional = [

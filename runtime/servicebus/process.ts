@@ -1,8 +1,8 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import type { ServiceBusPlan } from '../../policy/plan/types';
-import { readAttempt } from '../attempt';
+import { readAttemptCarried } from '../attempt';
 import type { DeadLetterInfo } from '../dead-letter';
-import { describeError } from '../dead-letter';
+import { describeError, HEADERS } from '../dead-letter';
 import type { TargetRules } from '../decide';
 import { type FinalDecision, runHandler } from '../run-handler';
 import type { SettlingReceiver } from './contract';
@@ -32,7 +32,10 @@ export async function processMessage(
   const { clock } = options;
   const receivedAt = clock.now();
   const messageId = messageIdOf(message);
-  const reading = readAttempt(message.applicationProperties?.[rules.attemptProperty]);
+  const reading = readAttemptCarried(
+    message.applicationProperties?.[rules.attemptProperty],
+    message.applicationProperties?.[HEADERS.attemptInvalid],
+  );
   const attempt = reading.attempt;
 
   // Stopping before the handler ran: hand the message on untouched.
@@ -91,6 +94,7 @@ export async function processMessage(
         attemptProperty: rules.attemptProperty,
         attempt: decision.nextAttempt,
         firstFailureAt,
+        ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
       });
       try {
         await options.sender.scheduleMessages(copy, scheduledFor);
