@@ -1,19 +1,20 @@
 import type { ConsumeMessage, Options } from 'amqplib';
 import { HEADERS } from '../dead-letter';
+import { isBrokerHeader } from './broker-headers';
 import { PUBLISH_ID_HEADER } from './confirm';
 
 /**
  * The properties of a copy the runtime republishes (retry or dead letter): body and properties
  * as they were, persistent, with our headers added. Three properties are left behind:
  * `expiration` (a per-message TTL would cut the wait short in a wait queue), `userId` (the broker
- * refuses one that is not the publishing connection's user) and the broker's own `x-` headers.
+ * refuses one that is not the publishing connection's user) and the headers the broker wrote
+ * (broker-headers.ts). Application headers, `x-` ones included, are kept.
  */
 export function copyProperties(message: ConsumeMessage, headers: Record<string, unknown>): Options.Publish {
   const p = message.properties;
   const kept: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(p.headers ?? {})) {
-    // x-death and friends belong to the broker (3.13+ ignores them from clients anyway).
-    if (!key.startsWith('x-') && key !== PUBLISH_ID_HEADER) kept[key] = value;
+    if (key !== PUBLISH_ID_HEADER && !isBrokerHeader(key)) kept[key] = value;
   }
   const options: Options.Publish = {
     persistent: true,
