@@ -4,14 +4,16 @@ export type TopologyErrorCode =
   | 'target-not-in-plan'
   | 'missing-option'
   | 'invalid-option'
-  | 'inconsistent-plan';
+  | 'inconsistent-plan'
+  | 'provider-not-installed';
 
 export class TopologyError extends Error {
   constructor(
     readonly code: TopologyErrorCode,
     message: string,
+    options?: { cause?: unknown },
   ) {
-    super(message);
+    super(message, options);
     this.name = 'TopologyError';
   }
 }

@@ -1,14 +1,16 @@
 /**
- * Public API of the Pulumi components (`retry-topology/components`). Components read the plan
- * from `derivePlan`, never the raw policy; the spec builders are the pure half, exported so a
- * reviewer or a test can see every resource argument without Pulumi.
+ * Public API of `retry-topology/components`: `RetryTopology` (one policy, every target it names)
+ * and what every target shares. It loads no provider SDK by itself: `RetryTopology` loads
+ * @pulumi/rabbitmq, @pulumi/kafka or @pulumi/azure-native only for a target the plan names, and
+ * nothing exported here names a provider's types, so a project with one provider installed
+ * compiles and runs. The per-target components are `retry-topology/components/rabbitmq`, `/kafka`
+ * and `/servicebus`.
+ *
+ * Components read the plan from `derivePlan`, never the raw policy; the spec builders are the
+ * pure half, exported so a reviewer or a test can see every resource argument without Pulumi.
  */
 export { TopologyError, type TopologyErrorCode } from './errors';
-export {
-  KAFKA_TOPOLOGY_TYPE,
-  KafkaRetryTopology,
-  type KafkaRetryTopologyArgs,
-} from './kafka';
+export { KAFKA_TOPOLOGY_TYPE, type KafkaRetryTopologyArgs, type KafkaTopologyOutputs } from './kafka/args';
 export {
   KAFKA_ACL_ANY_HOST,
   type KafkaAclChild,
@@ -17,7 +19,7 @@ export {
   kafkaAclSpecs,
   kafkaTopicSpecs,
   validateKafkaPrincipal,
-} from './kafka-specs';
+} from './kafka/specs';
 export {
   componentInputs,
   type InheritedOptions,
@@ -32,10 +34,10 @@ export { planJson, requireTarget, TARGET_NAMES, type TargetName } from './plan';
 export {
   RABBITMQ_TOPOLOGY_TYPE,
   type RabbitMqConsumerUser,
-  RabbitMqRetryTopology,
   type RabbitMqRetryTopologyArgs,
+  type RabbitMqTopologyOutputs,
   validateRabbitMqArgs,
-} from './rabbitmq';
+} from './rabbitmq/args';
 export {
   policyDefinition,
   type RabbitBindingChild,
@@ -45,7 +47,7 @@ export {
   type RabbitQueueChild,
   rabbitMqSpecs,
   rabbitQueueKey,
-} from './rabbitmq-specs';
+} from './rabbitmq/specs';
 export {
   type KafkaTargetOptions,
   type RabbitMqTargetOptions,
@@ -57,10 +59,10 @@ export {
 } from './retry-topology';
 export {
   SERVICE_BUS_TOPOLOGY_TYPE,
-  ServiceBusRetryTopology,
   type ServiceBusRetryTopologyArgs,
+  type ServiceBusTopologyOutputs,
   validateServiceBusArgs,
-} from './servicebus';
+} from './servicebus/args';
 export {
   type ServiceBusEntityChild,
   type ServiceBusQueueChild,
@@ -69,4 +71,4 @@ export {
   serviceBusEntitySpecs,
   serviceBusRuleSpecs,
   validateRuleName,
-} from './servicebus-specs';
+} from './servicebus/specs';

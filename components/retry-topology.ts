@@ -1,11 +1,14 @@
 import * as pulumi from '@pulumi/pulumi';
 import type { RetryPlan } from '../policy';
 import { TopologyError } from './errors';
-import { KafkaRetryTopology, type KafkaRetryTopologyArgs } from './kafka';
+import type { KafkaRetryTopologyArgs, KafkaTopologyOutputs } from './kafka/args';
+import { KafkaRetryTopology } from './kafka/topology';
 import { componentInputs, inheritedOptions, type LifecycleSettings } from './options';
 import { planJson, requireTarget, TARGET_NAMES, type TargetName } from './plan';
-import { RabbitMqRetryTopology, type RabbitMqRetryTopologyArgs } from './rabbitmq';
-import { ServiceBusRetryTopology, type ServiceBusRetryTopologyArgs } from './servicebus';
+import type { RabbitMqRetryTopologyArgs, RabbitMqTopologyOutputs } from './rabbitmq/args';
+import { RabbitMqRetryTopology } from './rabbitmq/topology';
+import type { ServiceBusRetryTopologyArgs, ServiceBusTopologyOutputs } from './servicebus/args';
+import { ServiceBusRetryTopology } from './servicebus/topology';
 
 export const RETRY_TOPOLOGY_TYPE = 'retry-topology:index:RetryTopology';
 
@@ -45,14 +48,21 @@ export function selectTargets(args: RetryTopologyArgs): TargetName[] {
   return TARGET_NAMES.filter((target) => wanted.includes(target));
 }
 
-/** One policy → every target that policy names (or the subset in `targets`). */
+/**
+ * One policy → every target that policy names (or the subset in `targets`). A target's provider
+ * SDK is loaded only when that target is built.
+ */
 export class RetryTopology extends pulumi.ComponentResource {
   readonly planJson: pulumi.Output<string>;
   /** The targets provisioned, e.g. ["rabbitmq", "kafka"]. */
   readonly targets: pulumi.Output<TargetName[]>;
-  readonly rabbitmq: RabbitMqRetryTopology | undefined;
-  readonly kafka: KafkaRetryTopology | undefined;
-  readonly serviceBus: ServiceBusRetryTopology | undefined;
+  /**
+   * The child components, typed by their outputs only, so this entry point names no provider's
+   * types. For the resources themselves, build the target's component from its own entry point.
+   */
+  readonly rabbitmq: (RabbitMqTopologyOutputs & pulumi.ComponentResource) | undefined;
+  readonly kafka: (KafkaTopologyOutputs & pulumi.ComponentResource) | undefined;
+  readonly serviceBus: (ServiceBusTopologyOutputs & pulumi.ComponentResource) | undefined;
 
   constructor(name: string, args: RetryTopologyArgs, opts: pulumi.ComponentResourceOptions = {}) {
     const targets = selectTargets(args);

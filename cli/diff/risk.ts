@@ -1,6 +1,6 @@
 /**
  * What a resource change does to messages, in three words a reviewer can sort by. The
- * classification follows what the components do on `pulumi up` (components/*-specs.ts and
+ * classification follows what the components do on `pulumi up` (components/<target>/specs.ts and
  * options.ts): which inputs update in place, which replace (and whether delete comes first),
  * which resources are protected or retained. Identity is the component's child key (role and
  * level), never a name, so a new name for the same role reads as a replacement.

@@ -47,7 +47,7 @@ it('the mock received every resource: newResource calls by type are what billing
 
 it('each record() gets fresh mocks: a second build does not see the first one', async () => {
   if (!billing) throw new Error('policies/billing.yaml is missing');
-  const { KafkaRetryTopology } = await import('../../components');
+  const { KafkaRetryTopology } = await import('../../components/kafka');
   const first = await record(() => {
     new KafkaRetryTopology('one', { plan: billing });
   });

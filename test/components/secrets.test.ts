@@ -52,7 +52,7 @@ it('a secret password appears in no component input or output, only in the User,
 
 it('a password given as plain text is made secret before it reaches the User', async () => {
   if (!billing) throw new Error('policies/billing.yaml is missing');
-  const { RabbitMqRetryTopology } = await import('../../components');
+  const { RabbitMqRetryTopology } = await import('../../components/rabbitmq');
   const recording = await record(() => {
     new RabbitMqRetryTopology('billing', {
       plan: billing,

@@ -1,4 +1,4 @@
-import { rabbitMqSpecs } from '../../components/rabbitmq-specs';
+import { rabbitMqSpecs } from '../../components/rabbitmq/specs';
 import { derivePlan, formatIssue, hasErrors, loadPolicyFiles, type RetryPlan } from '../../policy';
 import { STACK, type Workspace } from './workspace';
 

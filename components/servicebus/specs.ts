@@ -1,7 +1,7 @@
-import type { ServiceBusEntityProperties, ServiceBusPlan } from '../policy';
-import { assertUniqueKeys } from './children';
-import { TopologyError } from './errors';
-import type { Lifecycle } from './options';
+import type { ServiceBusEntityProperties, ServiceBusPlan } from '../../policy';
+import { assertUniqueKeys } from '../children';
+import { TopologyError } from '../errors';
+import type { Lifecycle } from '../options';
 
 /**
  * Service Bus plan → the exact arguments of every entity, straight from the plan's `properties`

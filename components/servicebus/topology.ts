@@ -1,48 +1,23 @@
-import * as servicebus from '@pulumi/azure-native/servicebus';
+import type * as servicebus from '@pulumi/azure-native/servicebus';
 import * as pulumi from '@pulumi/pulumi';
-import type { RetryPlan } from '../policy';
-import { mustGet } from './children';
-import { TopologyError } from './errors';
+import { mustGet } from '../children';
+import { componentInputs, inheritedOptions, lifecycleOptions, resolveLifecycle } from '../options';
+import { planJson, requireTarget } from '../plan';
+import { loadProvider } from '../providers';
 import {
-  componentInputs,
-  inheritedOptions,
-  type LifecycleSettings,
-  lifecycleOptions,
-  resolveLifecycle,
-} from './options';
-import { planJson, requireTarget } from './plan';
-import { serviceBusEntitySpecs, serviceBusRuleSpecs } from './servicebus-specs';
-
-export const SERVICE_BUS_TOPOLOGY_TYPE = 'retry-topology:index:ServiceBusRetryTopology';
-
-export interface ServiceBusRetryTopologyArgs extends LifecycleSettings {
-  /** The whole plan from `derivePlan`; this component reads `plan.targets.serviceBus`. */
-  plan: RetryPlan;
-  /** Deployment concerns, not in the plan. The namespace (and the producer's topic) must exist. */
-  resourceGroupName: pulumi.Input<string>;
-  namespaceName: pulumi.Input<string>;
-  /** Given: a SAS rule of this name with Listen + Send on each queue the consumer owns. */
-  consumerRuleName?: string;
-}
-
-/** JavaScript callers get a message naming the missing argument instead of an Azure error later. */
-export function validateServiceBusArgs(args: ServiceBusRetryTopologyArgs): void {
-  for (const key of ['resourceGroupName', 'namespaceName'] as const) {
-    if (args[key] === undefined || args[key] === '') {
-      throw new TopologyError(
-        'missing-option',
-        `args.${key} is required: the plan does not say where to deploy`,
-      );
-    }
-  }
-}
+  SERVICE_BUS_TOPOLOGY_TYPE,
+  type ServiceBusRetryTopologyArgs,
+  type ServiceBusTopologyOutputs,
+  validateServiceBusArgs,
+} from './args';
+import { serviceBusEntitySpecs, serviceBusRuleSpecs } from './specs';
 
 /**
  * Service Bus topology of one policy: the consumer's queue, or its subscription on the producer's
  * topic, plus the retry queue when the plan has one, with maxDeliveryCount, lock duration, TTL
  * and dead-lettering from the plan; optionally SAS rules for the consumer.
  */
-export class ServiceBusRetryTopology extends pulumi.ComponentResource {
+export class ServiceBusRetryTopology extends pulumi.ComponentResource implements ServiceBusTopologyOutputs {
   readonly planJson: pulumi.Output<string>;
   readonly namespaceName: pulumi.Output<string>;
   /** The queue name, or "<topic>/subscriptions/<subscription>". */
@@ -63,6 +38,7 @@ export class ServiceBusRetryTopology extends pulumi.ComponentResource {
     validateServiceBusArgs(args);
     const entitySpecs = serviceBusEntitySpecs(plan);
     const ruleSpecs = args.consumerRuleName ? serviceBusRuleSpecs(entitySpecs, args.consumerRuleName) : [];
+    const provider = loadProvider('serviceBus', `policy "${args.plan.policy}" has a serviceBus target`);
     super(SERVICE_BUS_TOPOLOGY_TYPE, name, componentInputs(args.plan, ['serviceBus']), opts);
 
     const settings = resolveLifecycle(args);
@@ -74,14 +50,14 @@ export class ServiceBusRetryTopology extends pulumi.ComponentResource {
       const child = `${name}-${spec.key}`;
       const options = { parent: this, ...lifecycleOptions(spec.lifecycle, settings, inherited) };
       if (spec.kind === 'queue') {
-        queues[spec.key] = new servicebus.Queue(child, { ...where, ...spec.args }, options);
+        queues[spec.key] = new provider.Queue(child, { ...where, ...spec.args }, options);
       } else {
-        subscription = new servicebus.Subscription(child, { ...where, ...spec.args }, options);
+        subscription = new provider.Subscription(child, { ...where, ...spec.args }, options);
       }
     }
     const rules = ruleSpecs.map(
       (spec) =>
-        new servicebus.QueueAuthorizationRule(
+        new provider.QueueAuthorizationRule(
           `${name}-${spec.key}`,
           { ...where, ...spec.args, queueName: mustGet(queues, spec.queueKey).name },
           { parent: this, ...lifecycleOptions(spec.lifecycle, settings, inherited) },

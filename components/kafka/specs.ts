@@ -1,7 +1,7 @@
-import type { KafkaPlan, KafkaTopicSpec } from '../policy';
-import { assertUniqueKeys } from './children';
-import { TopologyError } from './errors';
-import type { Lifecycle } from './options';
+import type { KafkaPlan, KafkaTopicSpec } from '../../policy';
+import { assertUniqueKeys } from '../children';
+import { TopologyError } from '../errors';
+import type { Lifecycle } from '../options';
 
 /** Kafka plan → the exact arguments of every topic and ACL. Pure; keys come from role and level. */
 

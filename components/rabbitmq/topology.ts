@@ -1,49 +1,16 @@
 import * as pulumi from '@pulumi/pulumi';
-import * as rabbitmq from '@pulumi/rabbitmq';
-import type { RetryPlan } from '../policy';
-import { mustGet } from './children';
-import { TopologyError } from './errors';
+import type * as rabbitmq from '@pulumi/rabbitmq';
+import { mustGet } from '../children';
+import { componentInputs, inheritedOptions, lifecycleOptions, resolveLifecycle } from '../options';
+import { planJson, requireTarget } from '../plan';
+import { loadProvider } from '../providers';
 import {
-  componentInputs,
-  inheritedOptions,
-  type LifecycleSettings,
-  lifecycleOptions,
-  resolveLifecycle,
-} from './options';
-import { planJson, requireTarget } from './plan';
-import { rabbitMqSpecs } from './rabbitmq-specs';
-
-export const RABBITMQ_TOPOLOGY_TYPE = 'retry-topology:index:RabbitMqRetryTopology';
-
-export interface RabbitMqConsumerUser {
-  /** The consumer's user name. Plain text: it decides what exists and is not secret. */
-  name: string;
-  /**
-   * Given: the user is created with this password (kept secret in state). Left out: the user
-   * already exists and only its permissions on the plan's vhost are managed.
-   */
-  password?: pulumi.Input<string>;
-  tags?: string[];
-}
-
-export interface RabbitMqRetryTopologyArgs extends LifecycleSettings {
-  /** The whole plan from `derivePlan`; this component reads `plan.targets.rabbitmq`. */
-  plan: RetryPlan;
-  /**
-   * A least-privilege user for the consumer: permissions whose regexes cover exactly this
-   * topology (`plan.targets.rabbitmq.consumerPermissions`). The user's permissions on the vhost
-   * are replaced by these, so never name an admin user here.
-   */
-  consumerUser?: RabbitMqConsumerUser;
-}
-
-/** Refuses arguments that would fail late or harm the broker; messages name the argument. */
-export function validateRabbitMqArgs(args: RabbitMqRetryTopologyArgs): void {
-  const user = args.consumerUser;
-  if (user && user.name.trim() === '') {
-    throw new TopologyError('invalid-option', 'args.consumerUser.name is empty: name the consumer user');
-  }
-}
+  RABBITMQ_TOPOLOGY_TYPE,
+  type RabbitMqRetryTopologyArgs,
+  type RabbitMqTopologyOutputs,
+  validateRabbitMqArgs,
+} from './args';
+import { rabbitMqSpecs } from './specs';
 
 /**
  * RabbitMQ topology of one policy: exchanges, a quorum main queue with DLX and delivery limit,
@@ -53,7 +20,7 @@ export function validateRabbitMqArgs(args: RabbitMqRetryTopologyArgs): void {
  * Changing a delay, the attempt count, a max-length, the TTL or the delivery limit changes only
  * policies (updated in place): queue arguments hold just the queue type, so no queue is replaced.
  */
-export class RabbitMqRetryTopology extends pulumi.ComponentResource {
+export class RabbitMqRetryTopology extends pulumi.ComponentResource implements RabbitMqTopologyOutputs {
   /** The plan this topology was provisioned from, as `retry-topology plan --format json` prints it. */
   readonly planJson: pulumi.Output<string>;
   readonly vhost: pulumi.Output<string>;
@@ -75,6 +42,7 @@ export class RabbitMqRetryTopology extends pulumi.ComponentResource {
   constructor(name: string, args: RabbitMqRetryTopologyArgs, opts: pulumi.ComponentResourceOptions = {}) {
     const plan = requireTarget(args.plan, 'rabbitmq');
     validateRabbitMqArgs(args);
+    const provider = loadProvider('rabbitmq', `policy "${args.plan.policy}" has a rabbitmq target`);
     super(RABBITMQ_TOPOLOGY_TYPE, name, componentInputs(args.plan, ['rabbitmq']), opts);
 
     const specs = rabbitMqSpecs(plan);
@@ -88,16 +56,16 @@ export class RabbitMqRetryTopology extends pulumi.ComponentResource {
 
     const exchanges: Record<string, rabbitmq.Exchange> = {};
     for (const spec of specs.exchanges) {
-      exchanges[spec.key] = new rabbitmq.Exchange(child(spec.key), spec.args, options(spec.lifecycle));
+      exchanges[spec.key] = new provider.Exchange(child(spec.key), spec.args, options(spec.lifecycle));
     }
     const policies: Record<string, rabbitmq.Policy> = {};
     for (const spec of specs.policies) {
-      policies[spec.key] = new rabbitmq.Policy(child(spec.key), spec.args, options(spec.lifecycle));
+      policies[spec.key] = new provider.Policy(child(spec.key), spec.args, options(spec.lifecycle));
     }
     const queues: Record<string, rabbitmq.Queue> = {};
     for (const spec of specs.queues) {
       // The policy first: the queue has its DLX, limits and TTL from the moment it exists.
-      queues[spec.key] = new rabbitmq.Queue(child(spec.key), spec.args, {
+      queues[spec.key] = new provider.Queue(child(spec.key), spec.args, {
         ...options(spec.lifecycle),
         dependsOn: [mustGet(policies, spec.policyKey)],
       });
@@ -105,7 +73,7 @@ export class RabbitMqRetryTopology extends pulumi.ComponentResource {
 
     const bindings: Record<string, rabbitmq.Binding> = {};
     const bind = (spec: (typeof specs.bindings)[number], after: rabbitmq.Binding[]) => {
-      bindings[spec.key] = new rabbitmq.Binding(
+      bindings[spec.key] = new provider.Binding(
         child(spec.key),
         {
           ...spec.args,
@@ -133,13 +101,13 @@ export class RabbitMqRetryTopology extends pulumi.ComponentResource {
       const user =
         password === undefined
           ? undefined
-          : new rabbitmq.User(
+          : new provider.User(
               child('consumer-user'),
               { name: userName, password: pulumi.secret(password), tags: tags ?? [] },
               options('plain'),
             );
       consumerUser = user ? user.name : pulumi.output(userName);
-      new rabbitmq.Permissions(
+      new provider.Permissions(
         child('consumer-permissions'),
         { user: consumerUser, vhost: specs.vhost, permissions: specs.permissions },
         // Keyed by user and vhost only: a create-before-delete replacement would delete itself.

@@ -1,7 +1,7 @@
-import type { RabbitExchangeSpec, RabbitMqPlan, RabbitPermissionSpec, RabbitQueueSpec } from '../policy';
-import { assertUniqueKeys } from './children';
-import { TopologyError } from './errors';
-import type { Lifecycle } from './options';
+import type { RabbitExchangeSpec, RabbitMqPlan, RabbitPermissionSpec, RabbitQueueSpec } from '../../policy';
+import { assertUniqueKeys } from '../children';
+import { TopologyError } from '../errors';
+import type { Lifecycle } from '../options';
 
 /**
  * RabbitMQ plan → the exact arguments of every child resource. Pure: the component only loops

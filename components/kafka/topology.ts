@@ -1,34 +1,18 @@
-import * as kafka from '@pulumi/kafka';
+import type * as kafka from '@pulumi/kafka';
 import * as pulumi from '@pulumi/pulumi';
-import type { RetryPlan } from '../policy';
-import { mustGet } from './children';
-import { kafkaAclSpecs, kafkaTopicSpecs } from './kafka-specs';
-import {
-  componentInputs,
-  inheritedOptions,
-  type LifecycleSettings,
-  lifecycleOptions,
-  resolveLifecycle,
-} from './options';
-import { planJson, requireTarget } from './plan';
-
-export const KAFKA_TOPOLOGY_TYPE = 'retry-topology:index:KafkaRetryTopology';
-
-export interface KafkaRetryTopologyArgs extends LifecycleSettings {
-  /** The whole plan from `derivePlan`; this component reads `plan.targets.kafka`. */
-  plan: RetryPlan;
-  /** Given (e.g. "User:billing"): Allow ACLs for this principal from `plan.targets.kafka.consumerAcls`. */
-  consumerPrincipal?: string;
-  /** The host the ACLs allow. Default "*". */
-  aclHost?: string;
-}
+import { mustGet } from '../children';
+import { componentInputs, inheritedOptions, lifecycleOptions, resolveLifecycle } from '../options';
+import { planJson, requireTarget } from '../plan';
+import { loadProvider } from '../providers';
+import { KAFKA_TOPOLOGY_TYPE, type KafkaRetryTopologyArgs, type KafkaTopologyOutputs } from './args';
+import { kafkaAclSpecs, kafkaTopicSpecs } from './specs';
 
 /**
  * Kafka topology of one policy: one retry topic per level and a dead-letter topic, each with the
  * source's partition count, plus the source topic when the policy declares it, and optionally
  * the consumer's ACLs. Topic config updates in place; names never carry a delay.
  */
-export class KafkaRetryTopology extends pulumi.ComponentResource {
+export class KafkaRetryTopology extends pulumi.ComponentResource implements KafkaTopologyOutputs {
   readonly planJson: pulumi.Output<string>;
   readonly sourceTopic: pulumi.Output<string>;
   /** Retry topic names, level 1 first. */
@@ -42,6 +26,7 @@ export class KafkaRetryTopology extends pulumi.ComponentResource {
   constructor(name: string, args: KafkaRetryTopologyArgs, opts: pulumi.ComponentResourceOptions = {}) {
     const plan = requireTarget(args.plan, 'kafka');
     const aclSpecs = args.consumerPrincipal ? kafkaAclSpecs(plan, args.consumerPrincipal, args.aclHost) : [];
+    const provider = loadProvider('kafka', `policy "${args.plan.policy}" has a kafka target`);
     super(KAFKA_TOPOLOGY_TYPE, name, componentInputs(args.plan, ['kafka']), opts);
 
     const settings = resolveLifecycle(args);
@@ -49,14 +34,14 @@ export class KafkaRetryTopology extends pulumi.ComponentResource {
     const topicSpecs = kafkaTopicSpecs(plan);
     const topics: Record<string, kafka.Topic> = {};
     for (const spec of topicSpecs) {
-      topics[spec.key] = new kafka.Topic(`${name}-${spec.key}`, spec.args, {
+      topics[spec.key] = new provider.Topic(`${name}-${spec.key}`, spec.args, {
         parent: this,
         ...lifecycleOptions(spec.lifecycle, settings, inherited),
       });
     }
     const acls: Record<string, kafka.Acl> = {};
     for (const spec of aclSpecs) {
-      acls[spec.key] = new kafka.Acl(`${name}-${spec.key}`, spec.args, {
+      acls[spec.key] = new provider.Acl(`${name}-${spec.key}`, spec.args, {
         parent: this,
         ...lifecycleOptions(spec.lifecycle, settings, inherited),
         // An ACL is identified by its values alone: create-before-delete would delete the new one.
