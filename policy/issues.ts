@@ -2,6 +2,9 @@ import { type IssueCode, type Severity, severityOf } from './codes';
 
 export type IssuePath = ReadonlyArray<string | number>;
 
+/** The text a value was written as in the source file, when there is one (YAML reads 3.10 as 3.1). */
+export type SourceText = (path: IssuePath) => string | undefined;
+
 /** One finding about a policy. Data first; formatIssue turns it into a line for people. */
 export interface Issue {
   code: IssueCode;

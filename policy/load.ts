@@ -1,11 +1,12 @@
 import { readFile } from 'node:fs/promises';
 import { type Document, LineCounter, parseAllDocuments } from 'yaml';
-import { type Issue, issue } from './issues';
+import type { PolicyInput } from './input';
+import { type Issue, issue, type SourceText } from './issues';
 import { locate } from './locate';
 import { normalizePolicy } from './normalize';
 import { checkRules } from './rules';
-import { type PolicyInput, PolicySchema } from './schema';
-import { type SourceText, schemaIssues } from './schema-issues';
+import { PolicySchema } from './schema';
+import { schemaIssues } from './schema-issues';
 import type { Policy } from './types';
 
 export interface LoadedPolicy {

@@ -1,6 +1,6 @@
+import type { PolicyInput } from './input';
 import { hasErrors, PolicyError } from './issues';
 import { checkDocument } from './load';
-import type { PolicyInput } from './schema';
 import type { Policy } from './types';
 
 /** The TypeScript object API: the same schema and rules as a YAML file. Throws PolicyError. */

@@ -1,7 +1,7 @@
 import type { ZodType, z } from 'zod';
 import { closest, describeValue, quoteAll } from './describe';
 import { parseDuration } from './duration';
-import { type Issue, type IssuePath, issue } from './issues';
+import { type Issue, type IssuePath, issue, type SourceText } from './issues';
 import { durationOf, isIntegerNode, keysOf, nodeAt, numberBounds, valueAt } from './schema-walk';
 
 /**
@@ -11,9 +11,6 @@ import { durationOf, isIntegerNode, keysOf, nodeAt, numberBounds, valueAt } from
  */
 
 type ZodIssue = z.core.$ZodIssue & { input?: unknown };
-
-/** The text a value was written as in the source file, when there is one (YAML reads 3.10 as 3.1). */
-export type SourceText = (path: IssuePath) => string | undefined;
 
 const DURATION_EXPECTED = 'a duration like "500ms" or "2s" (units ms, s, m, h, d)';
 const ZERO_REFUSED = 'a duration above zero like "500ms" or "2s"';

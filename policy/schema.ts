@@ -1,13 +1,12 @@
 import { z } from 'zod';
 import { parseDuration } from './duration';
+import { API_VERSION, type PolicyInput } from './input';
 
 /**
  * The one description of a retry policy. It validates YAML files and TypeScript objects alike,
  * and `retry-topology schema` prints it as the published JSON Schema. Every default lives here,
  * so editors show the same defaults the plan uses.
  */
-
-export const API_VERSION = 'retry-topology/v1';
 
 const DURATION_PATTERN = '^(\\d+(\\.\\d+)?(ms|s|m|h|d))+$';
 /** The same, refusing a total of zero ("0s", "0m0s"): what an editor can check of "positive". */
@@ -373,15 +372,13 @@ export const PolicySchema = z
   })
   .meta({ title: 'retry-topology RetryPolicy', description: 'One consumer’s retry policy.' });
 
-/** What a policy author writes (YAML or TypeScript): defaults may be left out. */
-export type PolicyInput = z.input<typeof PolicySchema>;
 /** The schema's output: every default applied, durations still as text. */
 export type PolicyDocument = z.output<typeof PolicySchema>;
 
-export function policyJsonSchema(): Record<string, unknown> {
-  // Draft-07: the dialect yaml-language-server and most editors understand fully.
-  return z.toJSONSchema(PolicySchema, { io: 'input', unrepresentable: 'any', target: 'draft-7' }) as Record<
-    string,
-    unknown
-  >;
-}
+/** True only when A and B are the same type (not merely assignable either way). */
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/**
+ * Compiles only while policy/input.ts describes exactly what this schema accepts: the published
+ * declarations use that plain type, so users' compilers never load the validator's types.
+ */
+export const INPUT_TYPE_MATCHES: Same<PolicyInput, z.input<typeof PolicySchema>> = true;
