@@ -1,3 +1,4 @@
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import type { ConfirmChannel, ConsumeMessage } from 'amqplib';
 import type { RetryPlan } from '../../policy/plan/types';
 import { type Clock, mathRandom, type Random, systemClock } from '../clock';
@@ -6,9 +7,11 @@ import { RetryTopologyError } from '../errors';
 import { createMetrics, type MeterLike } from '../metrics';
 import { targetRules } from '../rules';
 import { type FinalDecision, runHandler } from '../run-handler';
+import { stoppableClock } from '../stoppable-clock';
 import { attemptOf } from './attempt';
 import { publishConfirmed } from './confirm';
 import { copyProperties, firstFailureAt } from './copy';
+import { HeldPublishes, type RefusedPublishBackoff } from './held';
 import { settlerFor } from './settle';
 
 export interface RabbitHandlerContext {
@@ -29,8 +32,8 @@ export interface RabbitConsumerOptions {
   clock?: Clock;
   random?: Random;
   meter?: MeterLike;
-  /** Waits between tries to publish a copy the broker refused (a full wait queue). */
-  refusedPublishBackoff?: { initialMs: number; maxMs: number };
+  /** Waits between tries to publish a copy the broker refused (a full wait queue); see HeldPublishes. */
+  refusedPublishBackoff?: RefusedPublishBackoff;
   /** Told about failures the runtime handled but you may want to log (a refused publish, a closed channel). */
   onError?: (error: unknown, message: ConsumeMessage) => void;
   /** For fault tests: runs after a retry copy is confirmed and before the original is acked. */
@@ -45,7 +48,10 @@ export interface RabbitConsumer {
 
 const DEFAULTS = {
   prefetch: 10,
-  /** A full wait queue usually drains within its TTL; 1 s … 30 s keeps the retry cheap and never hot. */
+  /**
+   * A full wait queue has room again within its TTL; a level's own wait caps these, so a short
+   * level is tried often and a long one at most every 30 s.
+   */
   refusedPublishBackoff: { initialMs: 1_000, maxMs: 30_000 },
 };
 
@@ -56,8 +62,10 @@ const DEFAULTS = {
  *
  * nack/requeue is never a retry here: it is used only for messages in flight when the consumer
  * stops. A refused copy (a wait queue at its max-length refuses with reject-publish) is kept
- * unacked and published again after a back-off of 1 s, 2 s … 30 s; while that lasts its prefetch
- * slot stays taken, so a consumer whose wait queues are full slows down instead of spinning.
+ * unacked and held in line behind the level's other refused copies (HeldPublishes): the head is
+ * tried again after a jittered, growing wait no longer than the level's own. While that lasts the
+ * held messages keep their prefetch slots, so a consumer whose wait queues are full slows down
+ * instead of spinning.
  */
 export async function consumeWithRetries(
   channel: ConfirmChannel,
@@ -66,37 +74,24 @@ export async function consumeWithRetries(
   options: RabbitConsumerOptions = {},
 ): Promise<RabbitConsumer> {
   const rules = targetRules(plan, 'rabbitmq');
-  const clock = options.clock ?? systemClock;
   const random = options.random ?? mathRandom;
-  const backoff = options.refusedPublishBackoff ?? DEFAULTS.refusedPublishBackoff;
+  const prefetch = options.prefetch ?? DEFAULTS.prefetch;
   const metrics = createMetrics({ policy: plan.policy, target: 'rabbitmq' }, options.meter);
   const stopping = new AbortController();
+  // Every in-flight handler may listen on the stop signal (fetch, a driver): that is up to one
+  // per prefetch slot, not a leak, so Node's default warning at ten would be a false alarm.
+  setMaxListeners(prefetch + defaultMaxListeners, stopping.signal);
+  // The runtime's own waits (in-memory retries, held copies) share one listener.
+  const clock = stoppableClock(options.clock ?? systemClock, stopping.signal);
+  const held = new HeldPublishes(
+    clock,
+    random,
+    options.refusedPublishBackoff ?? DEFAULTS.refusedPublishBackoff,
+    stopping.signal,
+  );
   const inFlight = new Set<Promise<void>>();
   const settle = settlerFor(channel);
   const report = (error: unknown, message: ConsumeMessage) => options.onError?.(error, message);
-
-  /** Publishes until the broker takes it, or until the consumer stops ('stopped'). */
-  async function publishHolding(
-    message: ConsumeMessage,
-    publish: () => Promise<void>,
-  ): Promise<'sent' | 'stopped'> {
-    let wait = backoff.initialMs;
-    for (;;) {
-      try {
-        await publish();
-        return 'sent';
-      } catch (error) {
-        if (!(error instanceof RetryTopologyError) || error.code !== 'publish-refused') throw error;
-        report(error, message);
-        try {
-          await clock.sleep(wait, stopping.signal);
-        } catch {
-          return 'stopped';
-        }
-        wait = Math.min(wait * 2, backoff.maxMs);
-      }
-    }
-  }
 
   async function retry(
     message: ConsumeMessage,
@@ -120,8 +115,11 @@ export async function consumeWithRetries(
     if (rules.mode === 'delivery-time') headers['x-opt-delivery-time'] = now + decision.delayMs;
     const properties = copyProperties(message, headers);
     const routingKey = rules.mode === 'delivery-time' ? rules.mainQueue : decision.destination;
-    const outcome = await publishHolding(message, () =>
-      publishConfirmed(channel, rules.retryExchange, routingKey, message.content, properties),
+    const outcome = await held.publish(
+      routingKey,
+      rules.levels[decision.level - 1]?.waitMs.max ?? Number.POSITIVE_INFINITY,
+      () => publishConfirmed(channel, rules.retryExchange, routingKey, message.content, properties),
+      (refused) => report(refused, message),
     );
     if (outcome === 'stopped') {
       settle.nack(message, true);
@@ -214,7 +212,7 @@ export async function consumeWithRetries(
     }
   }
 
-  await channel.prefetch(options.prefetch ?? DEFAULTS.prefetch);
+  await channel.prefetch(prefetch);
   const { consumerTag } = await channel.consume(rules.mainQueue, (message) => {
     // null: the broker cancelled the consumer (the queue was deleted).
     if (!message) return;

@@ -1,72 +1,14 @@
-import type { ConfirmChannel, ConsumeMessage, Options } from 'amqplib';
 import { describe, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
 import { FakeClock, flush } from '../../support/fake-clock';
 import { billingPlan, httpError } from '../plan-fixture';
+import { delivery, recordingChannel } from './recording-channel';
 
 /**
  * The two modes a 3.10.8 broker cannot run (quorum-delayed-retry needs 4.3, delivery-time 4.4),
- * checked against a channel that records what the consumer asks of it. The channel is typed by
- * amqplib's own ConfirmChannel methods, so the calls are the ones a real channel receives.
+ * checked against a channel that records what the consumer asks of it.
  */
-function recordingChannel() {
-  const calls: Array<{
-    call: string;
-    exchange?: string;
-    routingKey?: string;
-    options?: Options.Publish;
-    requeue?: boolean;
-  }> = [];
-  let deliver: (message: ConsumeMessage) => void = () => {};
-  const channel = {
-    prefetch: async () => ({}),
-    consume: async (_queue: string, onMessage: (message: ConsumeMessage | null) => void) => {
-      deliver = (message) => onMessage(message);
-      return { consumerTag: 'ctag' };
-    },
-    cancel: async () => ({ consumerTag: 'ctag' }),
-    on: () => channel,
-    ack: () => void calls.push({ call: 'ack' }),
-    nack: (_message: ConsumeMessage, _allUpTo?: boolean, requeue?: boolean) =>
-      void calls.push({ call: 'nack', requeue }),
-    reject: (_message: ConsumeMessage, requeue?: boolean) => void calls.push({ call: 'reject', requeue }),
-    publish: (
-      exchange: string,
-      routingKey: string,
-      _content: Buffer,
-      options?: Options.Publish,
-      callback?: (error: unknown, ok: object) => void,
-    ) => {
-      calls.push({ call: 'publish', exchange, routingKey, options });
-      setImmediate(() => callback?.(null, {}));
-      return true;
-    },
-  } satisfies Pick<
-    ConfirmChannel,
-    'prefetch' | 'consume' | 'cancel' | 'ack' | 'nack' | 'reject' | 'publish'
-  > & { on: unknown };
-  return {
-    channel: channel as unknown as ConfirmChannel,
-    calls,
-    deliver: (message: ConsumeMessage) => deliver(message),
-  };
-}
-
-function delivery(headers: Record<string, unknown> = {}): ConsumeMessage {
-  return {
-    content: Buffer.from('{"orderId":"o-1"}'),
-    fields: {
-      deliveryTag: 1,
-      redelivered: false,
-      exchange: 'bookstore.ordering',
-      routingKey: 'order.placed',
-      consumerTag: 'ctag',
-    },
-    properties: { headers, messageId: 'msg-1', contentType: 'application/json' },
-  } as unknown as ConsumeMessage;
-}
-
 async function failOnce(mode: string, brokerVersion: string, headers: Record<string, unknown> = {}) {
   const plan = billingPlan({
     targets: {
@@ -95,7 +37,7 @@ describe('quorum-delayed-retry (RabbitMQ 4.3+)', () => {
   it('rejects with requeue for the broker to hold, and publishes nothing', async () => {
     const { calls, seen } = await failOnce('quorum-delayed-retry', '4.3.0');
     expect(seen).toEqual([1]);
-    expect(calls).toEqual([{ call: 'reject', requeue: true }]);
+    expect(calls).toEqual([{ call: 'reject', tag: 1, requeue: true }]);
   });
 
   it('reads the attempt from x-delivery-count, and dead-letters the last one', async () => {
