@@ -37,6 +37,7 @@ export const ISSUE_CODES = {
   'broker-version-unsupported': 'error',
   'mode-needs-newer-broker': 'error',
   'delayed-retry-linear': 'warning',
+  'broker-refuses-setting': 'error',
   'at-least-once-needs-reject-publish': 'error',
   'at-most-once-dead-lettering': 'warning',
   'unbounded-wait-queue': 'warning',

@@ -104,11 +104,14 @@ export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: numbe
     'delivery-limit': deliveryLimit(policy, target),
     ...(policy.messageTtlMs === undefined ? {} : { 'message-ttl': policy.messageTtlMs }),
   };
-  if (target.mode === 'quorum-delayed-retry') {
+  if (target.mode === 'quorum-delayed-retry' && levels.length > 0) {
+    // RabbitMQ 4.3 holds a rejected message for min(min × failed deliveries, max) ms. The levels
+    // already follow that line, so min is the first wait and max the last. With one attempt there
+    // is no wait at all, and no setting: the broker refuses a min or max of 0 (checked on 4.3.6).
     const effective = levels.map((level) => level.waitMs.max);
     mainDefinition['delayed-retry-type'] = 'failed';
-    mainDefinition['delayed-retry-min'] = effective[0] ?? 0;
-    mainDefinition['delayed-retry-max'] = Math.max(0, ...effective);
+    mainDefinition['delayed-retry-min'] = effective[0] as number;
+    mainDefinition['delayed-retry-max'] = Math.max(...effective);
   }
   addQueue({ name: names.main, role: 'main' }, mainDefinition);
 

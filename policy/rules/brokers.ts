@@ -1,33 +1,13 @@
+import { BASE_VERSION, MODE_MIN_VERSION, parseVersion, versionAtLeast } from '../broker-version';
 import { formatDuration as fmt } from '../duration';
 import { type Issue, issue } from '../issues';
-import type { RabbitMode } from '../types';
 import type { Rule } from './context';
+import { rabbitmqSettings } from './rabbitmq-settings';
 
-/** "3.10.8" → [3, 10, 8]; the schema already checked the shape. */
-function version(text: string): number[] {
-  return text.split('.').map(Number);
-}
-
+/** The schema already checked the shape ("3.10" or "3.10.8"). */
 function atLeast(text: string, minimum: readonly number[]): boolean {
-  const have = version(text);
-  for (let index = 0; index < minimum.length; index++) {
-    const a = have[index] ?? 0;
-    const b = minimum[index] ?? 0;
-    if (a !== b) return a > b;
-  }
-  return true;
+  return versionAtLeast(parseVersion(text) ?? [], minimum);
 }
-
-/** At-least-once dead-lettering for quorum queues arrived in 3.10. */
-const BASE_VERSION = [3, 10] as const;
-
-/** Broker versions that first have each mode. quorum-delayed-retry: the 4.3 quorum queue feature;
- * delivery-time: x-opt-delivery-time on a published message, 4.4 per the RabbitMQ 4.4 release notes (not checked here). */
-export const MODE_MIN_VERSION: Record<RabbitMode, readonly number[]> = {
-  'ttl-queues': BASE_VERSION,
-  'quorum-delayed-retry': [4, 3],
-  'delivery-time': [4, 4],
-};
 
 /** Azure Service Bus refuses a lock duration above five minutes. */
 export const SERVICE_BUS_MAX_LOCK_MS = 5 * 60_000;
@@ -137,4 +117,4 @@ const serviceBus: Rule = ({ policy }) => {
   ];
 };
 
-export const brokerRules: Rule[] = [rabbitmq, kafka, serviceBus];
+export const brokerRules: Rule[] = [rabbitmq, rabbitmqSettings, kafka, serviceBus];

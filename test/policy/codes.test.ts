@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { checkDocument, ISSUE_CODES, type IssueCode, loadPolicyFiles, loadPolicyText } from '../../policy';
+import { refusedSettingIssues } from '../../policy/rules/rabbitmq-settings';
 import { changed, cleanPolicy, withChanges } from './fixtures';
 
 type Path = ReadonlyArray<string | number>;
@@ -203,6 +204,9 @@ const CASES: Case[] = [
 
 /** Codes that belong to a file or a set of files rather than to one document. */
 const FILE_CODES: IssueCode[] = ['file-unreadable', 'yaml-syntax', 'no-policy', 'duplicate-policy-name'];
+/** Codes no valid document reaches while the planner is right: they guard the plan itself, and
+ * their tests feed the check the plan a planner bug once wrote. */
+const PLAN_GUARD_CODES: IssueCode[] = ['broker-refuses-setting'];
 
 describe('the clean fixture', () => {
   it('has no findings at all, so each case below isolates its code', () => {
@@ -249,9 +253,24 @@ describe('file-level codes', () => {
   });
 });
 
+describe('plan guard codes', () => {
+  it('broker-refuses-setting: the delayed-retry settings a one-attempt plan once wrote', () => {
+    const found = refusedSettingIssues([
+      {
+        name: 'billing.order-placed',
+        definition: { 'delayed-retry-type': 'failed', 'delayed-retry-min': 0, 'delayed-retry-max': 0 },
+      },
+    ]);
+    expect(found.map((each) => [each.code, each.path.join('.')])).toEqual([
+      ['broker-refuses-setting', 'spec.backoff'],
+      ['broker-refuses-setting', 'spec.backoff'],
+    ]);
+  });
+});
+
 describe('the code registry', () => {
   it('has a test case for every code', () => {
-    const tested = new Set<string>([...CASES.map((each) => each.code), ...FILE_CODES]);
+    const tested = new Set<string>([...CASES.map((each) => each.code), ...FILE_CODES, ...PLAN_GUARD_CODES]);
     expect(Object.keys(ISSUE_CODES).filter((code) => !tested.has(code))).toEqual([]);
   });
 

@@ -165,6 +165,37 @@ describe('RabbitMQ modes', () => {
     expect(rabbit?.retryExchange).toBe('');
   });
 
+  it('quorum-delayed-retry with one attempt: no delayed-retry settings (the broker refuses a min or max of 0)', () => {
+    const plan = planOf(
+      withChanges([
+        [['spec', 'targets', 'rabbitmq', 'mode'], 'quorum-delayed-retry'],
+        [['spec', 'maxAttempts'], 1],
+      ]),
+    );
+    const definition = plan.targets.rabbitmq?.policies[0]?.definition ?? {};
+    expect(Object.keys(definition).filter((key) => key.startsWith('delayed-retry'))).toEqual([]);
+    expect(plan.targets.rabbitmq?.levels).toEqual([]);
+    expect(definition['delivery-limit']).toBe(1);
+  });
+
+  it('quorum-delayed-retry: min and max are the first and last of the broker’s own line, min × n capped', () => {
+    const plan = planOf(
+      withChanges([
+        [['spec', 'targets', 'rabbitmq', 'mode'], 'quorum-delayed-retry'],
+        [['spec', 'maxAttempts'], 5],
+        [['spec', 'backoff'], { type: 'list', delays: ['2s', '3s', '5s', '5s'] }],
+      ]),
+    );
+    const rabbit = plan.targets.rabbitmq;
+    const definition = rabbit?.policies[0]?.definition ?? {};
+    const min = Number(definition['delayed-retry-min']);
+    const max = Number(definition['delayed-retry-max']);
+    // What RabbitMQ 4.3 waits after the n-th failed delivery: min(min × n, max).
+    const broker = [1, 2, 3, 4].map((n) => Math.min(min * n, max));
+    expect(rabbit?.levels.map((level) => level.waitMs)).toEqual(broker.map((ms) => ({ min: ms, max: ms })));
+    expect(broker).toEqual([2000, 4000, 5000, 5000]);
+  });
+
   it('delivery-time: no wait queues, copies go back to the main queue with jitter', () => {
     const plan = planOf(cleanPolicy());
     const rabbit = plan.targets.rabbitmq;
