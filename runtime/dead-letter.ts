@@ -25,7 +25,8 @@ export interface DeadLetterInfo {
   attempt: number;
   /** The queue, topic or entity the message failed on. */
   source: string;
-  firstFailureAt: number;
+  /** Left out when the runtime cannot know it (quorum-delayed-retry after attempt 1). */
+  firstFailureAt?: number;
   deadLetteredAt: number;
   attemptInvalid?: string;
 }
@@ -52,7 +53,7 @@ export function deadLetterHeaders(info: DeadLetterInfo): Record<string, string |
     [HEADERS.errorMessage]: info.errorMessage,
     [HEADERS.attempt]: info.attempt,
     [HEADERS.source]: info.source,
-    [HEADERS.firstFailureAt]: info.firstFailureAt,
+    ...(info.firstFailureAt === undefined ? {} : { [HEADERS.firstFailureAt]: info.firstFailureAt }),
     [HEADERS.deadLetteredAt]: info.deadLetteredAt,
     ...(info.attemptInvalid === undefined ? {} : { [HEADERS.attemptInvalid]: info.attemptInvalid }),
   };

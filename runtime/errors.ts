@@ -26,7 +26,8 @@ export type RuntimeErrorCode =
   | 'publish-refused'
   | 'publish-failed'
   | 'consumer-stopped'
-  | 'management-api';
+  | 'management-api'
+  | 'broker-too-old';
 
 /** Errors the runtime itself raises. Match on `code`, never on the message. */
 export class RetryTopologyError extends Error {

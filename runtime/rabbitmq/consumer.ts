@@ -9,6 +9,7 @@ import { targetRules } from '../rules';
 import { type FinalDecision, runHandler } from '../run-handler';
 import { stoppableClock } from '../stoppable-clock';
 import { attemptOf } from './attempt';
+import { assertBrokerVersion } from './broker-version';
 import { publishConfirmed } from './confirm';
 import { copyProperties, firstFailureAt } from './copy';
 import { HeldPublishes, type RefusedPublishBackoff } from './held';
@@ -74,6 +75,7 @@ export async function consumeWithRetries(
   options: RabbitConsumerOptions = {},
 ): Promise<RabbitConsumer> {
   const rules = targetRules(plan, 'rabbitmq');
+  assertBrokerVersion(channel, plan, rules);
   const random = options.random ?? mathRandom;
   const prefetch = options.prefetch ?? DEFAULTS.prefetch;
   const metrics = createMetrics({ policy: plan.policy, target: 'rabbitmq' }, options.meter);
@@ -146,7 +148,11 @@ export async function consumeWithRetries(
       })(),
       attempt,
       source: rules.mainQueue,
-      firstFailureAt: firstFailureAt(message, now),
+      // quorum-delayed-retry: the broker redelivers the same message and keeps no time of its
+      // first failure, so after attempt 1 the time is unknown and the header is left out.
+      ...(rules.mode === 'quorum-delayed-retry' && attempt > 1
+        ? {}
+        : { firstFailureAt: firstFailureAt(message, now) }),
       deadLetteredAt: now,
       ...(attemptInvalid === undefined ? {} : { attemptInvalid }),
     };

@@ -1,6 +1,7 @@
 import type { Channel } from 'amqplib';
 import type { RetryPlan } from '../../policy/plan/types';
 import { targetRules } from '../rules';
+import { assertBrokerVersion } from './broker-version';
 import type { ManagementApi } from './management';
 
 /**
@@ -14,6 +15,7 @@ export async function declareTopology(
   management: ManagementApi,
 ): Promise<void> {
   const rabbit = targetRules(plan, 'rabbitmq');
+  assertBrokerVersion(channel, plan, rabbit);
   for (const policy of rabbit.policies) await management.putPolicy(rabbit.vhost, policy);
   for (const exchange of rabbit.exchanges) {
     if (!exchange.declare) continue;

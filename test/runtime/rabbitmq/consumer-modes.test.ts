@@ -46,6 +46,38 @@ describe('quorum-delayed-retry (RabbitMQ 4.3+)', () => {
     expect(calls.map((each) => each.call)).toEqual(['publish', 'ack']);
     expect(calls[0]?.options?.headers).toMatchObject({ [HEADERS.reason]: 'exhausted', [HEADERS.attempt]: 4 });
   });
+
+  it('leaves out retry-first-failure-at after attempt 1: the broker keeps no time of the first failure', async () => {
+    const { calls } = await failOnce('quorum-delayed-retry', '4.3.0', { 'x-delivery-count': 3 });
+    expect(calls[0]?.options?.headers).not.toHaveProperty(HEADERS.firstFailureAt);
+    expect(calls[0]?.options?.headers).toHaveProperty(HEADERS.deadLetteredAt);
+  });
+
+  it('writes retry-first-failure-at on attempt 1, when the first failure is this one', async () => {
+    const plan = billingPlan({
+      maxAttempts: 1,
+      backoff: { type: 'exponential', initial: '1s' },
+      targets: {
+        rabbitmq: {
+          exchange: 'bookstore.ordering',
+          routingKey: 'order.placed',
+          mode: 'quorum-delayed-retry',
+          brokerVersion: '4.3.0',
+        },
+      },
+    } as never);
+    const clock = new FakeClock();
+    const { channel, calls, deliver } = recordingChannel();
+    await consumeWithRetries(channel, plan, async () => Promise.reject(httpError(503)), { clock });
+    deliver(delivery());
+    await flush();
+    await flush();
+    expect(calls[0]?.options?.headers).toMatchObject({
+      [HEADERS.reason]: 'exhausted',
+      [HEADERS.attempt]: 1,
+      [HEADERS.firstFailureAt]: clock.now(),
+    });
+  });
 });
 
 describe('delivery-time (RabbitMQ 4.4+)', () => {
