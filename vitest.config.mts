@@ -1,7 +1,8 @@
 import { defineConfig } from 'vitest/config';
 
-// Three projects: `unit` needs nothing running; `integration` needs the local brokers that
-// scripts/brokers.sh starts (npm test does that first); `e2e` needs those brokers and the Pulumi
+// `unit` needs nothing running; `integration` needs the local brokers that scripts/brokers.sh
+// starts (npm test does that first), RabbitMQ 3.10 among them; `rabbitmq-4.0` and `rabbitmq-4.3`
+// run the RabbitMQ integration suites on those versions; `e2e` needs the brokers and the Pulumi
 // engine (scripts/pulumi-e2e.sh runs it; docs/pulumi-e2e.md).
 export default defineConfig({
   test: {
@@ -25,6 +26,26 @@ export default defineConfig({
           fileParallelism: false,
         },
       },
+      // The RabbitMQ suites again on RabbitMQ 4.0 and 4.3 (scripts/rabbitmq4.sh starts them on these
+      // ports). One version at a time, after the rest, so each broker has the machine to itself.
+      ...['4.0', '4.3'].map((version, index) => {
+        const amqpPort = `57${version.replace('.', '')}`;
+        return {
+          test: {
+            name: `rabbitmq-${version}`,
+            include: ['test/integration/rabbitmq/**/*.test.ts'],
+            env: {
+              RABBITMQ_INSTANCE: version,
+              RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:${amqpPort}`,
+              RABBITMQ_MANAGEMENT_URL: `http://127.0.0.1:1${amqpPort}`,
+            },
+            testTimeout: 120_000,
+            hookTimeout: 120_000,
+            fileParallelism: false,
+            sequence: { groupOrder: index + 1 },
+          },
+        };
+      }),
       {
         test: {
           name: 'e2e',

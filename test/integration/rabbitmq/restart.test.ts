@@ -1,4 +1,3 @@
-import { execFileSync } from 'node:child_process';
 import amqplib, { type ChannelModel } from 'amqplib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
@@ -9,6 +8,7 @@ import {
   http503,
   publish,
   rabbitPlan,
+  restartBroker,
   uniqueName,
   waitFor,
   withTopology,
@@ -67,7 +67,7 @@ describe('a broker restart while messages wait', () => {
       'all five copies in the wait queue',
     );
 
-    execFileSync('bash', ['scripts/rabbitmq.sh', 'restart'], { stdio: 'inherit' });
+    restartBroker();
 
     await waitFor(
       () => (done.size === ids.length ? true : undefined),

@@ -1,15 +1,42 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import amqplib, { type ChannelModel, type ConfirmChannel, type GetMessage } from 'amqplib';
 import type { PolicyInput, RetryPlan } from '../../../policy';
+import { parseVersion, versionAtLeast } from '../../../policy/broker-version';
 import { declareTopology, deleteTopology, managementApi } from '../../../runtime/rabbitmq';
 import { billingPlanFor } from '../../support/billing-policy';
 
+/**
+ * The broker under test. The same suites run against RabbitMQ 3.10 (the host's, the default),
+ * 4.0 and 4.3 (scripts/rabbitmq4.sh); vitest.config.mts points each project at one of them with
+ * RABBITMQ_INSTANCE, RABBITMQ_URL and RABBITMQ_MANAGEMENT_URL.
+ */
+export const INSTANCE = process.env.RABBITMQ_INSTANCE ?? '3.10';
 export const AMQP_URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
-export const management = managementApi({
-  url: process.env.RABBITMQ_MANAGEMENT_URL ?? 'http://127.0.0.1:15672',
-  username: 'guest',
-  password: 'guest',
-});
+export const MANAGEMENT_URL = process.env.RABBITMQ_MANAGEMENT_URL ?? 'http://127.0.0.1:15672';
+export const management = managementApi({ url: MANAGEMENT_URL, username: 'guest', password: 'guest' });
+
+/** The version the broker under test reports, as [major, minor, patch]. */
+export async function brokerVersion(): Promise<{
+  text: string;
+  at: (minimum: readonly number[]) => boolean;
+}> {
+  const response = await fetch(`${MANAGEMENT_URL}/api/overview`, {
+    headers: { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` },
+  });
+  const { rabbitmq_version: text } = (await response.json()) as { rabbitmq_version: string };
+  const have = parseVersion(text) ?? [];
+  return { text, at: (minimum) => versionAtLeast(have, minimum) };
+}
+
+/** Restarts the broker under test: the host's 3.10.8 or a 4.x node of scripts/rabbitmq4.sh. Data survives. */
+export function restartBroker(): void {
+  const [script, args] =
+    INSTANCE === '3.10'
+      ? ['scripts/rabbitmq.sh', ['restart']]
+      : ['scripts/rabbitmq4.sh', ['restart', INSTANCE]];
+  execFileSync('bash', [script, ...args], { stdio: 'inherit' });
+}
 
 /** A fresh name per test, so tests never see each other's queues. */
 export function uniqueName(prefix: string): string {
