@@ -27,7 +27,9 @@ export type RuntimeErrorCode =
   | 'publish-failed'
   | 'consumer-stopped'
   | 'management-api'
-  | 'broker-too-old';
+  | 'broker-too-old'
+  | 'vhost-mismatch'
+  | 'consumer-cancelled';
 
 /** Errors the runtime itself raises. Match on `code`, never on the message. */
 export class RetryTopologyError extends Error {

@@ -3,11 +3,13 @@ import type { RetryPlan } from '../../policy/plan/types';
 import { targetRules } from '../rules';
 import { assertBrokerVersion } from './broker-version';
 import type { ManagementApi } from './management';
+import { assertChannelVhost } from './vhost';
 
 /**
  * Declares exactly the plan's RabbitMQ specs, for development and tests (Pulumi does it in
  * production from the same specs). Policies first, so each queue has its dead-lettering and
- * limits from the moment it exists; then exchanges, queues and bindings over AMQP.
+ * limits from the moment it exists; then exchanges, queues and bindings over AMQP. A channel in
+ * another vhost than the plan's is refused (code `vhost-mismatch`) before anything is written.
  */
 export async function declareTopology(
   channel: Channel,
@@ -16,6 +18,7 @@ export async function declareTopology(
 ): Promise<void> {
   const rabbit = targetRules(plan, 'rabbitmq');
   assertBrokerVersion(channel, plan, rabbit);
+  await assertChannelVhost(channel, rabbit.vhost, management);
   for (const policy of rabbit.policies) await management.putPolicy(rabbit.vhost, policy);
   for (const exchange of rabbit.exchanges) {
     if (!exchange.declare) continue;
@@ -36,13 +39,17 @@ export async function declareTopology(
   }
 }
 
-/** Removes what declareTopology made (tests clean up with it). Messages in the queues go too. */
+/**
+ * Removes what declareTopology made (tests clean up with it). Messages in the queues go too. The
+ * same vhost check runs first, so it never deletes same-named queues in another vhost.
+ */
 export async function deleteTopology(
   channel: Channel,
   plan: RetryPlan,
   management: ManagementApi,
 ): Promise<void> {
   const rabbit = targetRules(plan, 'rabbitmq');
+  await assertChannelVhost(channel, rabbit.vhost, management);
   for (const queue of rabbit.queues) await channel.deleteQueue(queue.name);
   for (const exchange of rabbit.exchanges) if (exchange.declare) await channel.deleteExchange(exchange.name);
   for (const policy of rabbit.policies) await management.deletePolicy(rabbit.vhost, policy.name);

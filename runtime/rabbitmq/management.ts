@@ -11,6 +11,8 @@ export interface ManagementApi {
   /** A queue as the broker sees it (arguments, effective policy definition), or undefined. */
   getQueue(vhost: string, name: string): Promise<Record<string, unknown> | undefined>;
   getPolicy(vhost: string, name: string): Promise<Record<string, unknown> | undefined>;
+  /** The vhosts that have a queue of exactly this name. */
+  vhostsOfQueue(name: string): Promise<string[]>;
 }
 
 export function managementApi(options: { url: string; username: string; password: string }): ManagementApi {
@@ -47,5 +49,15 @@ export function managementApi(options: { url: string; username: string; password
     },
     getQueue: (vhost, name) => call('GET', `/queues/${v(vhost)}/${encodeURIComponent(name)}`),
     getPolicy: (vhost, name) => call('GET', `/policies/${v(vhost)}/${encodeURIComponent(name)}`),
+    vhostsOfQueue: async (name) => {
+      // The paginated listing filters by name on the broker (3.10.8), so this stays one small reply.
+      const page = (await call(
+        'GET',
+        `/queues?page=1&page_size=100&use_regex=false&columns=name,vhost&name=${encodeURIComponent(name)}`,
+      )) as { items?: Array<{ name?: unknown; vhost?: unknown }> } | undefined;
+      return (page?.items ?? [])
+        .filter((item) => item.name === name && typeof item.vhost === 'string')
+        .map((item) => item.vhost as string);
+    },
   };
 }
