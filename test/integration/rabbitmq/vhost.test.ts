@@ -2,9 +2,8 @@ import amqplib from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RetryTopologyError } from '../../../runtime';
 import { declareTopology, deleteTopology } from '../../../runtime/rabbitmq';
-import { AMQP_URL, connect, management, rabbitPlan, uniqueName } from './support';
+import { AMQP_URL, connect, MANAGEMENT_URL, management, rabbitPlan, uniqueName } from './support';
 
-const MANAGEMENT_URL = (process.env.RABBITMQ_MANAGEMENT_URL ?? 'http://127.0.0.1:15672').replace(/\/$/, '');
 const auth = { authorization: `Basic ${Buffer.from('guest:guest').toString('base64')}` };
 
 async function http(method: string, path: string, body?: unknown): Promise<void> {
