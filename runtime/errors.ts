@@ -29,7 +29,8 @@ export type RuntimeErrorCode =
   | 'management-api'
   | 'broker-too-old'
   | 'vhost-mismatch'
-  | 'consumer-cancelled';
+  | 'consumer-cancelled'
+  | 'channel-closed';
 
 /** Errors the runtime itself raises. Match on `code`, never on the message. */
 export class RetryTopologyError extends Error {

@@ -39,31 +39,35 @@ export function publishConfirmed(
   content: Buffer,
   options: Options.Publish,
 ): Promise<void> {
+  return publishCopy(channel, exchange, routingKey, content, { ...options, headers: { ...options.headers } });
+}
+
+/**
+ * publishConfirmed for properties the caller made for this one publish: it adds its id to their
+ * headers and sets `mandatory` in place instead of copying them (the runtime's hot path).
+ */
+export function publishCopy(
+  channel: ConfirmChannel,
+  exchange: string,
+  routingKey: string,
+  content: Buffer,
+  options: Options.Publish & { headers: Record<string, unknown> },
+): Promise<void> {
   const ids = returnsOf(channel);
   const id = `${PROCESS_ID}-${(sequence++).toString(36)}`;
-  const headers = { ...(options.headers ?? {}), [PUBLISH_ID_HEADER]: id };
+  options.headers[PUBLISH_ID_HEADER] = id;
+  options.mandatory = true;
   return new Promise((resolve, reject) => {
     try {
-      channel.publish(exchange, routingKey, content, { ...options, headers, mandatory: true }, (error) => {
+      channel.publish(exchange, routingKey, content, options, (error) => {
         const wasReturned = ids.delete(id);
-        if (error) {
+        if (error)
           reject(
-            new RetryTopologyError(
-              'publish-refused',
-              `the broker refused the publish to ${exchange || '(default)'} / ${routingKey}`,
-              { cause: error },
-            ),
+            refusal(`the broker refused the publish to ${exchange || '(default)'} / ${routingKey}`, error),
           );
-        } else if (wasReturned) {
-          reject(
-            new RetryTopologyError(
-              'publish-refused',
-              `no queue is bound to ${exchange || '(default)'} / ${routingKey}`,
-            ),
-          );
-        } else {
-          resolve();
-        }
+        else if (wasReturned)
+          reject(refusal(`no queue is bound to ${exchange || '(default)'} / ${routingKey}`));
+        else resolve();
       });
     } catch (error) {
       // A closed channel throws synchronously.
@@ -74,4 +78,8 @@ export function publishConfirmed(
       );
     }
   });
+}
+
+function refusal(message: string, cause?: unknown): RetryTopologyError {
+  return new RetryTopologyError('publish-refused', message, cause === undefined ? undefined : { cause });
 }

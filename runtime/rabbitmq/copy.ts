@@ -10,16 +10,20 @@ import { PUBLISH_ID_HEADER } from './confirm';
  * refuses one that is not the publishing connection's user) and the headers the broker wrote
  * (broker-headers.ts). Application headers, `x-` ones included, are kept.
  */
-export function copyProperties(message: ConsumeMessage, headers: Record<string, unknown>): Options.Publish {
+export function copyProperties(
+  message: ConsumeMessage,
+  headers: Record<string, unknown>,
+): Options.Publish & { headers: Record<string, unknown> } {
   const p = message.properties;
   const kept: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(p.headers ?? {})) {
-    if (key !== PUBLISH_ID_HEADER && !isBrokerHeader(key)) kept[key] = value;
+  const incoming = p.headers;
+  if (incoming) {
+    for (const key in incoming) {
+      if (key !== PUBLISH_ID_HEADER && !isBrokerHeader(key)) kept[key] = incoming[key];
+    }
   }
-  const options: Options.Publish = {
-    persistent: true,
-    headers: { ...kept, ...headers },
-  };
+  for (const key in headers) kept[key] = headers[key];
+  const options: Options.Publish & { headers: Record<string, unknown> } = { persistent: true, headers: kept };
   if (p.contentType !== undefined) options.contentType = p.contentType;
   if (p.contentEncoding !== undefined) options.contentEncoding = p.contentEncoding;
   if (p.priority !== undefined) options.priority = p.priority;
