@@ -149,7 +149,10 @@ const rabbitmqTarget = z.strictObject({
   waitQueueMaxLength: z
     .union([z.number().int().min(1), z.literal('unbounded')])
     .default(100_000)
-    .meta({ description: 'Messages one wait queue may hold before it refuses more.' }),
+    .meta({
+      description:
+        'The length past which a wait queue refuses more copies (reject-publish). A bound on growth, not an exact cap: publishes sent at once can pass it.',
+    }),
   overflow: z
     .enum(['reject-publish', 'drop-head'])
     .default('reject-publish')
