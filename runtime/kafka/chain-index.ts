@@ -62,15 +62,21 @@ export class ChainIndex {
     this.coverage.set(where, intervals);
   }
 
-  /** Whether every offset in [from, to) has been read. */
+  /** Whether every offset in [from, to) has been read; offsets below the floor are out anyway. */
   covered(topic: string, partition: number, from: number, to: number): boolean {
-    if (to <= from) return true;
-    return (this.coverage.get(slot(topic, partition)) ?? []).some(([a, b]) => a <= from && b >= to);
+    const start = Math.max(from, this.floors.get(slot(topic, partition)) ?? 0);
+    if (to <= start) return true;
+    return (this.coverage.get(slot(topic, partition)) ?? []).some(([a, b]) => a <= start && b >= to);
   }
 
-  /** The retry group's committed offset (or the log start): everything below has left the chain. */
+  /**
+   * The retry group's committed offset (or the log start): everything below has left the chain.
+   * It only rises: committed offsets only move forward, and a snapshot that read them before a
+   * commit this process made (and applied at once) must not bring the removed copies back.
+   */
   setFloor(topic: string, partition: number, floor: number): void {
     const where = slot(topic, partition);
+    if (floor <= (this.floors.get(where) ?? 0)) return;
     this.floors.set(where, floor);
     const copies = this.entries.get(where);
     for (const [offset, entry] of copies ?? []) {
@@ -82,9 +88,14 @@ export class ChainIndex {
     if (intervals) this.coverage.set(where, trim(intervals, floor));
   }
 
-  /** A copy this process produced; it counts until a snapshot of round >= `round` has been read. */
+  /**
+   * A copy this process produced. With its offset (from the produce's acknowledgement) it is
+   * indexed like a copy the reader read; without one it counts until a snapshot of round >=
+   * `round` has been read.
+   */
   addLocal(entry: ChainEntry, round: number): void {
-    this.local.push({ entry, round });
+    if (entry.offset !== undefined) this.add({ ...entry, offset: entry.offset });
+    else this.local.push({ entry, round });
   }
 
   /** A snapshot of `round` is complete: the reader has read every copy acked before it began. */

@@ -43,13 +43,18 @@ export interface ConsumerLike {
     autoCommit?: boolean;
     partitionsConsumedConcurrently?: number;
   }): Promise<void>;
-  commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string }>): Promise<void>;
+  /** `metadata` travels with the commit (park-key: which records past the offset are done). */
+  commitOffsets(
+    offsets: Array<{ topic: string; partition: number; offset: string; metadata?: string | null }>,
+  ): Promise<void>;
   seek(position: { topic: string; partition: number; offset: string }): void;
   pause(topics: TopicPartitions[]): void;
   resume(topics: TopicPartitions[]): void;
   /** KafkaJS's instrumentation events; used, when present, to notice a new partition assignment. */
   on?(event: string, listener: (event: unknown) => void): unknown;
   readonly events?: { GROUP_JOIN: string };
+  /** The Confluent client's current assignment (KafkaJS has none; it reports GROUP_JOIN instead). */
+  assignment?(): Array<{ topic: string; partition: number }>;
 }
 
 export interface OutgoingMessage {
@@ -59,8 +64,20 @@ export interface OutgoingMessage {
   headers: Record<string, Buffer | string | Array<Buffer | string>>;
 }
 
+/** What a send resolves to, per partition: KafkaJS fills `baseOffset`, the Confluent client `offset`. */
+export interface RecordMetadataLike {
+  topicName: string;
+  partition: number;
+  baseOffset?: string;
+  offset?: string;
+}
+
 export interface ProducerLike {
-  send(record: { topic: string; messages: OutgoingMessage[]; acks?: number }): Promise<unknown>;
+  send(record: {
+    topic: string;
+    messages: OutgoingMessage[];
+    acks?: number;
+  }): Promise<RecordMetadataLike[] | undefined>;
 }
 
 export interface AdminLike {
@@ -75,10 +92,12 @@ export interface AdminLike {
     waitForLeaders?: boolean;
   }): Promise<boolean>;
   /** A group's committed offsets; "-1" where it has none. */
-  fetchOffsets(options: {
-    groupId: string;
-    topics: string[];
-  }): Promise<Array<{ topic: string; partitions: Array<{ partition: number; offset: string }> }>>;
+  fetchOffsets(options: { groupId: string; topics: string[] }): Promise<
+    Array<{
+      topic: string;
+      partitions: Array<{ partition: number; offset: string; metadata?: string | null }>;
+    }>
+  >;
   /**
    * Per partition: `high` is the end of the log (next offset), `low` its first retained offset.
    * Also how partitions are counted: the clients' fetchTopicMetadata shapes differ.

@@ -14,6 +14,7 @@ import type { KafkaHandler, KafkaRetryEvent, KafkaRetryOptions, KafkaRole } from
 import type { KeyOrdering } from './ordering';
 import type { Placement } from './parking';
 import { carryOut, parkCopy } from './route';
+import type { SourceLane } from './source-lane';
 
 /** What every delivery shares: the rules, the clients, the injected world. */
 export interface Runtime {
@@ -25,8 +26,9 @@ export interface Runtime {
   random: Random;
   metrics: RetryMetrics;
   countParked: (role: KafkaRole) => void;
+  countQueued: () => void;
   /** Present in park-key mode. */
-  ordering?: KeyOrdering;
+  ordering?: KeyOrdering<Delivery>;
   stopping: AbortSignal;
   emit: (event: KafkaRetryEvent) => void;
   afterCopyProduced?: KafkaRetryOptions['afterCopyProduced'];
@@ -41,6 +43,8 @@ export interface Delivery {
   message: ConsumedMessage;
   /** The retry level whose topic this record was read from (retry role only). */
   level?: Level;
+  /** park-key, source records: the partition's progress, which the commit goes through. */
+  lane?: SourceLane<Delivery>;
 }
 
 export interface Reading {
@@ -91,18 +95,11 @@ export async function deliver(rt: Runtime, d: Delivery): Promise<void> {
       }
     }
     const reading = read(d);
-    const placement = await place(rt, d, reading);
-    if (placement.kind === 'park') {
-      await parkCopy(rt, d, reading, placement);
-      rt.emit({
-        type: 'parked',
-        ...at,
-        destination: placement.topic,
-        notBefore: placement.notBefore,
-        behind: placement.head.sequence as number,
-      });
-    } else {
-      await handle(rt, d, reading);
+    if (d.role === 'main' && rt.ordering) await fromSource(rt, rt.ordering, d, reading);
+    else {
+      const placement = await place(rt, d, reading);
+      if (placement.kind === 'park') await park(rt, d, reading, placement);
+      else await handle(rt, d, reading);
     }
     d.gate.succeeded(d.topic, d.partition);
   } catch (caught) {
@@ -126,17 +123,114 @@ export async function deliver(rt: Runtime, d: Delivery): Promise<void> {
   }
 }
 
+/** A retry-topic record in park-key mode: handled, or parked again behind an older record. */
 async function place(rt: Runtime, d: Delivery, reading: Reading): Promise<Placement> {
   const key = d.message.key;
   if (!rt.ordering || !key) return { kind: 'handle' };
-  const keyId = key.toString('base64');
   try {
-    return d.role === 'main'
-      ? await rt.ordering.fromSource(d.partition, d.message.offset, keyId)
-      : await rt.ordering.inChain(d.partition, keyId, reading.sequence);
+    return await rt.ordering.inChain(d.partition, key.toString('base64'), reading.sequence, reading.parked);
   } catch (cause) {
-    if (cause instanceof KafkaRetryError) throw cause;
-    throw new KafkaRetryError('chain-view-failed', 'reading the chain state failed', { cause });
+    throw viewFailed(cause);
+  }
+}
+
+function viewFailed(cause: unknown): KafkaRetryError {
+  if (cause instanceof KafkaRetryError) return cause;
+  return new KafkaRetryError('chain-view-failed', 'reading the chain state failed', { cause });
+}
+
+async function park(
+  rt: Runtime,
+  d: Delivery,
+  reading: Reading,
+  placement: Extract<Placement, { kind: 'park' }>,
+): Promise<void> {
+  await parkCopy(rt, d, reading, placement);
+  rt.emit({
+    type: 'parked',
+    role: d.role,
+    topic: d.topic,
+    partition: d.partition,
+    offset: d.message.offset,
+    destination: placement.topic,
+    notBefore: placement.notBefore,
+    behind: placement.head.sequence as number,
+  });
+}
+
+/** A source record in park-key mode: handled, queued behind its key, or (queue full) parked. */
+async function fromSource(rt: Runtime, ordering: KeyOrdering<Delivery>, d: Delivery, reading: Reading) {
+  const keyId = d.message.key?.toString('base64');
+  let decision: Awaited<ReturnType<KeyOrdering<Delivery>['fromSource']>>;
+  try {
+    decision = await ordering.fromSource(d, keyId);
+  } catch (cause) {
+    throw viewFailed(cause);
+  }
+  const lane = ordering.laneOf(d.partition);
+  if (lane) d.lane = lane;
+  switch (decision.kind) {
+    case 'skip':
+      return;
+    case 'handle':
+      return handle(rt, d, reading);
+    case 'queue':
+      rt.countQueued();
+      rt.emit({
+        type: 'queued',
+        role: 'main',
+        topic: d.topic,
+        partition: d.partition,
+        offset: d.message.offset,
+        behind: decision.behind,
+      });
+      return;
+    case 'park': {
+      // The key's queued records go first, in order, each taken off the queue once parked: a
+      // failure leaves the rest queued, and this record is read again after the back-off.
+      if (keyId !== undefined && lane) lane.releasing.add(keyId);
+      try {
+        for (const queued of decision.queued) {
+          await park(rt, queued, { ...read(queued), parked: true }, decision.placement);
+          lane?.queues.get(keyId as string)?.shift();
+        }
+      } finally {
+        if (keyId !== undefined) lane?.releasing.delete(keyId);
+      }
+      return park(rt, d, reading, decision.placement);
+    }
+  }
+}
+
+/**
+ * A record that waited in memory behind an older record of its key, now first in line: run
+ * and carried out like any source record. Resolves false when a step failed (it stays queued
+ * and uncommitted, and is tried again after a back-off).
+ */
+export async function deliverQueued(rt: Runtime, d: Delivery): Promise<boolean> {
+  try {
+    await handle(rt, d, { ...read(d), parked: true });
+    return true;
+  } catch (caught) {
+    const error =
+      caught instanceof KafkaRetryError
+        ? caught
+        : new KafkaRetryError(
+            'step-failed',
+            `a step before the commit failed on ${d.topic}[${d.partition}]`,
+            {
+              cause: caught,
+            },
+          );
+    rt.emit({
+      type: 'failed',
+      role: d.role,
+      topic: d.topic,
+      partition: d.partition,
+      offset: d.message.offset,
+      error,
+    });
+    return false;
   }
 }
 

@@ -35,3 +35,4 @@ export {
   type KafkaRole,
 } from './options';
 export { headOf, type Placement, placeFromSource, placeInChain } from './parking';
+export { KAFKA_PRODUCER_SETTINGS } from './producer-settings';

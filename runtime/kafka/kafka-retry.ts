@@ -5,7 +5,7 @@ import { createMetrics, globalMeter } from '../metrics';
 import { targetRules } from '../rules';
 import { ChainView } from './chain-view';
 import type { ConsumerLike } from './contract';
-import { type Delivery, deliver, type Runtime } from './delivery';
+import { type Delivery, deliver, deliverQueued, type Runtime } from './delivery';
 import { KafkaRetryError } from './errors';
 import { PartitionGate } from './gate';
 import { KAFKA_DEFAULTS, type KafkaRetryOptions, type KafkaRole } from './options';
@@ -35,7 +35,10 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   const meter = options.meter ?? globalMeter();
   const labels = { policy: options.plan.policy, target: 'kafka' };
   const parked = meter?.createCounter('retry_topology.kafka.parked', {
-    description: 'Records parked behind an older record of their key',
+    description: 'Records parked into the retry chain behind an older record of their key',
+  });
+  const queued = meter?.createCounter('retry_topology.kafka.queued', {
+    description: 'Source records queued in memory behind an older record of their key',
   });
   const stopping = new AbortController();
   const gates: PartitionGate[] = [];
@@ -65,6 +68,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     return viewStarted;
   };
 
+  const backoff = options.failureBackoff ?? KAFKA_DEFAULTS.failureBackoff;
   const runtime: Runtime = {
     rules,
     handler: options.handler,
@@ -74,12 +78,24 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     random: options.random ?? mathRandom,
     metrics: createMetrics(labels, meter),
     countParked: (role: KafkaRole) => parked?.add(1, { ...labels, role }),
-    ...(view ? { ordering: new KeyOrdering(view, clock) } : {}),
+    countQueued: () => queued?.add(1, labels),
     stopping: stopping.signal,
     emit: (event) => options.onEvent?.(event),
     afterCopyProduced: options.afterCopyProduced,
   };
-  const backoff = options.failureBackoff ?? KAFKA_DEFAULTS.failureBackoff;
+  if (view && options.admin) {
+    // A queued record whose release failed is tried again after the failure back-off's first step.
+    runtime.ordering = new KeyOrdering<Delivery>({
+      view,
+      clock,
+      admin: options.admin,
+      mainGroup: rules.consumerGroup,
+      maxQueued: options.maxQueuedPerPartition ?? KAFKA_DEFAULTS.maxQueuedPerPartition,
+      refreshMs: options.viewRefreshMs ?? KAFKA_DEFAULTS.viewRefreshMs,
+      release: (record) => deliverQueued(runtime, record),
+      retryReleaseInMs: () => backoff.initialMs,
+    });
+  }
   const levelOf = new Map(rules.levels.map((level) => [level.destination, level]));
 
   async function run(consumer: ConsumerLike, role: KafkaRole, topics: string[], fromBeginning: boolean) {
@@ -87,13 +103,18 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     const gate = new PartitionGate(consumer, clock, backoff);
     gates.push(gate);
     if (role === 'main' && consumer.on && consumer.events) {
-      consumer.on(consumer.events.GROUP_JOIN, () => runtime.ordering?.assigned());
+      consumer.on(consumer.events.GROUP_JOIN, (event) =>
+        runtime.ordering?.assigned(assignedPartitions(event, rules.sourceTopic)),
+      );
     }
     await consumer.subscribe({ topics, ...(client === 'kafkajs' ? { fromBeginning } : {}) });
+    // Every topic of the chain has the source's partition count.
+    const assignable = topics.length * (rules.topics[0]?.partitions ?? 1);
     await consumer.run({
       ...(client === 'kafkajs' ? { autoCommit: false } : {}),
       partitionsConsumedConcurrently:
-        options.partitionsConsumedConcurrently ?? KAFKA_DEFAULTS.partitionsConsumedConcurrently,
+        options.partitionsConsumedConcurrently ??
+        Math.min(assignable, KAFKA_DEFAULTS.maxPartitionsConsumedConcurrently),
       eachMessage: async ({ topic, partition, message }) => {
         const level = levelOf.get(topic);
         const delivery: Delivery = {
@@ -119,10 +140,19 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     async stop() {
       stopping.abort(new RetryTopologyError('consumer-stopped', 'the Kafka retry runtime is stopping'));
       for (const gate of gates) gate.stop();
+      runtime.ordering?.stop();
       if (viewStarted) {
         await viewStarted.catch(() => undefined);
         await view?.stop();
       }
     },
   };
+}
+
+/** The source partitions in a KafkaJS GROUP_JOIN event's member assignment, when it has one. */
+function assignedPartitions(event: unknown, sourceTopic: string): number[] | undefined {
+  const assignment = (event as { payload?: { memberAssignment?: Record<string, number[]> } })?.payload
+    ?.memberAssignment;
+  const partitions = assignment?.[sourceTopic];
+  return Array.isArray(partitions) ? partitions : assignment ? [] : undefined;
 }

@@ -15,7 +15,7 @@ export interface KafkaHandlerContext {
   offset: string;
   /** The record's position on the source topic: stable along the chain, a natural idempotency key. */
   origin: Origin;
-  /** True when the record waited in the chain behind an older record of its key. */
+  /** True when the record waited behind an older record of its key (queued, or parked in the chain). */
   parked: boolean;
   /** Aborted when the runtime stops. */
   signal: AbortSignal;
@@ -42,6 +42,8 @@ export type KafkaRetryEvent =
       destination?: string;
     })
   | (At & { type: 'parked'; destination: string; notBefore: number; behind: number })
+  /** park-key: a source record waits in memory behind `behind`, the source offset of an older record of its key. */
+  | (At & { type: 'queued'; behind: number })
   | (At & { type: 'waiting'; dueAt: number })
   | (At & { type: 'failed'; error: KafkaRetryError; retryInMs?: number });
 
@@ -67,8 +69,19 @@ export interface KafkaRetryOptions {
   failureBackoff?: { initialMs: number; maxMs: number };
   /** How long a chain-view snapshot may wait for its reader. */
   viewCatchUpTimeoutMs?: number;
+  /**
+   * park-key: how often the chain view is read again while a queued key waits on a record that
+   * another process handles (this process's own commits release keys at once).
+   */
+  viewRefreshMs?: number;
+  /** park-key: records queued in memory per source partition before a busy key's are parked instead. */
+  maxQueuedPerPartition?: number;
   /** Where the main consumer starts when its group has no committed offset (KafkaJS `fromBeginning`). */
   fromBeginning?: boolean;
+  /**
+   * Partitions each consumer handles at once (records of one partition are always one at a
+   * time). Default: as many as the consumer can be assigned, up to 16.
+   */
   partitionsConsumedConcurrently?: number;
   onEvent?: (event: KafkaRetryEvent) => void;
   /** For fault tests: runs after a copy is acked and before the offset is committed. */
@@ -89,6 +102,15 @@ export const KAFKA_DEFAULTS = {
   failureBackoff: { initialMs: 500, maxMs: 30_000 },
   /** The reader tails low-volume topics; 15 s behind means it is stuck, not slow. */
   viewCatchUpTimeoutMs: 15_000,
+  /** Releases that wait on another process cost at most this much more than local ones. */
+  viewRefreshMs: 200,
+  /**
+   * A queued record is held in memory until its key's chain empties; 1,000 per partition bounds
+   * that memory. Past it (or past what the commit metadata can list) a busy key's records are
+   * parked into the chain as copies instead, as before queues existed.
+   */
+  maxQueuedPerPartition: 1_000,
   fromBeginning: false,
-  partitionsConsumedConcurrently: 1,
+  /** Per-partition order is kept by the clients at any concurrency; more only helps a busy consumer. */
+  maxPartitionsConsumedConcurrently: 16,
 };

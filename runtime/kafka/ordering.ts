@@ -1,20 +1,31 @@
 import type { Clock } from '../clock';
 import type { ChainEntry } from './chain-index';
 import type { ChainView } from './chain-view';
-import { type Placement, placeFromSource, placeInChain } from './parking';
+import type { AdminLike, ConsumerLike } from './contract';
+import { headOf, type Placement, placeInChain } from './parking';
+import { markText, SourceLane } from './source-lane';
+import { SourceProgress } from './source-progress';
 
 /**
- * Park-key ordering over the chain view: when a view is fresh enough to decide, and what is
- * decided (parking.ts).
+ * Park-key ordering: a record is handled only when no older record of its key is in the retry
+ * chain (docs/kafka.md, "Per-key order").
  *
- * - A retry-topic record is placed on a snapshot begun after it was read: every older record
- *   of its key still in the chain is then in the view.
- * - A source record needs a fresh snapshot only when the view could be missing records another
- *   consumer put in the chain: after a (re)assignment, seen as a group join or a jump in the
- *   partition's offsets. Otherwise the view is a superset, and a key it does not hold is not in
- *   the chain. A key it does hold is checked on a fresh snapshot, so a key whose chain has just
- *   drained is not parked for nothing.
+ * - A source record whose key has a record in the chain is **queued** in memory behind it, in
+ *   source order, and the partition goes on. The main group's commit stays below the queued
+ *   record and its metadata lists what is done past it (source-progress.ts), so a crash or a
+ *   rebalance loses nothing: the new owner reads the queued records again and skips the rest.
+ *   A queued key is released when its chain empties: at once when this process committed the
+ *   record's last step, else at the next refresh of the chain view.
+ * - So a key has at most one record in the chain, and a record read from a retry topic needs no
+ *   fresh snapshot: the view this process holds is enough, unless it shows an older record of
+ *   the key (a rebalance, a crash duplicate) or the copy was parked, which the runtime does only
+ *   when a partition's queue is full: then the key's queued records are parked into the chain
+ *   behind its head, as copies, in order.
+ * - After a (re)assignment, seen as a group join or a jump in the partition's offsets, the view
+ *   may lack copies another member put in the chain: the first record takes a fresh snapshot,
+ *   and the partition's progress is read back from the group's commit.
  */
+
 /**
  * Between snapshots the index only grows; past this many copies a source record takes a fresh
  * snapshot first, which drops every copy that has left the chain. Copies are small (a key, a
@@ -22,44 +33,239 @@ import { type Placement, placeFromSource, placeInChain } from './parking';
  */
 const MAX_COPIES_BETWEEN_SNAPSHOTS = 10_000;
 
-export class KeyOrdering {
+export type SourceDecision<T> =
+  /** Read before and done, or already queued in memory: nothing to do. */
+  | { kind: 'skip' }
+  | { kind: 'handle' }
+  | { kind: 'queue'; behind: number }
+  /** The partition's queue is full: park these queued records of the key, then this one. */
+  | { kind: 'park'; placement: Extract<Placement, { kind: 'park' }>; queued: T[] };
+
+export interface KeyOrderingOptions<T> {
+  view: ChainView;
+  clock: Clock;
+  admin: AdminLike;
+  mainGroup: string;
+  /** Queued records per source partition before the oldest key's are parked into the chain. */
+  maxQueued: number;
+  /** How often the view is refreshed while a key waits on a record another process holds. */
+  refreshMs: number;
+  /** Handles a released record; resolves false when a step failed and it must be tried again later. */
+  release: (record: T) => Promise<boolean>;
+  /** Back-off before a released record that failed is tried again. */
+  retryReleaseInMs: () => number;
+}
+
+type Held = { consumer: ConsumerLike; topic: string; partition: number; message: { offset: string } };
+
+export class KeyOrdering<T extends Held> {
   /** Per source partition, the offset of the last record placed. */
   private readonly lastSeen = new Map<number, bigint>();
+  private readonly lanes = new Map<number, SourceLane<T>>();
+  private readonly stopping = new AbortController();
+  private refreshing = false;
 
-  constructor(
-    private readonly view: ChainView,
-    private readonly clock: Clock,
-  ) {}
+  constructor(private readonly options: KeyOrderingOptions<T>) {}
 
-  /** The consumer joined the group again: another member may have owned these partitions. */
-  assigned(): void {
+  private get view(): ChainView {
+    return this.options.view;
+  }
+
+  /** The consumer joined the group again; `partitions` (when known) are the ones it now owns. */
+  assigned(partitions?: number[]): void {
     this.lastSeen.clear();
-  }
-
-  async fromSource(partition: number, offset: string, keyId: string): Promise<Placement> {
-    const previous = this.lastSeen.get(partition);
-    const current = BigInt(offset);
-    this.lastSeen.set(partition, current);
-    let fresh = false;
-    if (
-      previous === undefined ||
-      previous + 1n !== current ||
-      this.view.index.size > MAX_COPIES_BETWEEN_SNAPSHOTS
-    ) {
-      await this.view.fresh();
-      fresh = true;
+    if (!partitions) return;
+    for (const [partition, lane] of this.lanes) {
+      if (partitions.includes(partition)) continue;
+      lane.drop();
+      this.lanes.delete(partition);
     }
-    if (!fresh && this.view.index.chainOf(partition, keyId).length > 0) await this.view.fresh();
-    return placeFromSource(this.view.index.chainOf(partition, keyId), this.clock.now());
   }
 
-  async inChain(partition: number, keyId: string, sequence: number | undefined): Promise<Placement> {
+  /** The lane a source record belongs to, for its commit. */
+  laneOf(partition: number): SourceLane<T> | undefined {
+    return this.lanes.get(partition);
+  }
+
+  async fromSource(record: T, keyId: string | undefined): Promise<SourceDecision<T>> {
+    const { partition, message } = record;
+    const offset = BigInt(message.offset);
+    const previous = this.lastSeen.get(partition);
+    this.lastSeen.set(partition, offset);
+    const jumped = previous === undefined || previous + 1n !== offset;
+    if (jumped || this.view.index.size > MAX_COPIES_BETWEEN_SNAPSHOTS) await this.view.fresh();
+    const lane = await this.laneFor(record, jumped);
+    if (lane.progress.isDone(offset) || lane.isHeld(message.offset)) return { kind: 'skip' };
+    if (keyId === undefined) return { kind: 'handle' };
+
+    const queue = lane.queues.get(keyId) ?? [];
+    const head = headOf(this.view.index.chainOf(partition, keyId));
+    if (!head && queue.length === 0) return { kind: 'handle' };
+    const full = lane.held >= this.options.maxQueued || !lane.progress.fits(offset);
+    if (full && head && !lane.releasing.has(keyId)) {
+      lane.queues.delete(keyId);
+      const placement = {
+        kind: 'park' as const,
+        topic: head.topic,
+        notBefore: Math.max(this.options.clock.now(), head.notBefore ?? 0),
+        head,
+      };
+      return { kind: 'park', placement, queued: queue };
+    }
+    lane.hold(keyId, record);
+    // A key whose chain is already empty (its release is running) is picked up by that release.
+    if (!head) this.releaseReady();
+    else this.keepRefreshing();
+    return { kind: 'queue', behind: head?.sequence ?? Number(queue[0]?.message.offset ?? message.offset) };
+  }
+
+  /**
+   * A due record read from a retry topic. A copy that entered the chain by failing had nothing
+   * older of its key in the chain then, and nothing older enters after it: the view at hand is
+   * enough unless it shows an older record, or the copy was parked. Then a fresh snapshot decides.
+   */
+  async inChain(
+    partition: number,
+    keyId: string,
+    sequence: number | undefined,
+    parked: boolean,
+  ): Promise<Placement> {
+    const now = this.options.clock.now();
+    const stale = placeInChain(this.view.index.chainOf(partition, keyId), sequence, now);
+    if (stale.kind === 'handle' && !parked) return stale;
     await this.view.fresh();
-    return placeInChain(this.view.index.chainOf(partition, keyId), sequence, this.clock.now());
+    this.releaseReady();
+    return placeInChain(this.view.index.chainOf(partition, keyId), sequence, this.options.clock.now());
   }
 
   /** A copy this process just produced into a retry topic, counted before the reader sees it. */
   produced(entry: ChainEntry): void {
     this.view.index.addLocal(entry, this.view.nextRound);
+  }
+
+  /**
+   * This process committed a retry topic past `offset`: every copy below has left the chain,
+   * so keys waiting on it can go at once, without waiting for a snapshot.
+   */
+  retryCommitted(topic: string, partition: number, offset: string): void {
+    this.view.index.setFloor(topic, partition, Number(offset) + 1);
+    this.releaseReady();
+  }
+
+  stop(): void {
+    this.stopping.abort();
+    for (const lane of this.lanes.values()) lane.drop();
+    this.lanes.clear();
+  }
+
+  /** Starts the release of every queued key whose chain is empty. */
+  releaseReady(): void {
+    if (this.stopping.signal.aborted) return;
+    for (const lane of this.lanes.values()) {
+      for (const [keyId, queue] of lane.queues) {
+        if (queue.length === 0 || lane.releasing.has(keyId)) continue;
+        if (headOf(this.view.index.chainOf(lane.partition, keyId))) continue;
+        lane.releasing.add(keyId);
+        void this.drain(lane, keyId);
+      }
+    }
+  }
+
+  /** Handles a key's queued records in order, until one of them enters the chain. */
+  private async drain(lane: SourceLane<T>, keyId: string): Promise<void> {
+    let retryInMs: number | undefined;
+    try {
+      for (;;) {
+        const queue = lane.queues.get(keyId);
+        const next = queue?.[0];
+        if (!next || lane.dropped || this.stopping.signal.aborted) break;
+        if (headOf(this.view.index.chainOf(lane.partition, keyId))) break;
+        if (!this.owns(next)) {
+          lane.drop();
+          this.lanes.delete(lane.partition);
+          break;
+        }
+        if (!(await this.options.release(next))) {
+          retryInMs = this.options.retryReleaseInMs();
+          break;
+        }
+        queue?.shift();
+        if (queue?.length === 0) lane.queues.delete(keyId);
+      }
+    } finally {
+      lane.releasing.delete(keyId);
+    }
+    if (retryInMs !== undefined) {
+      await this.options.clock.sleep(retryInMs, this.stopping.signal).catch(() => undefined);
+      this.releaseReady();
+    } else if (lane.queues.get(keyId)?.length) this.keepRefreshing();
+  }
+
+  /** The Confluent client says what it owns; KafkaJS reports it with the group join instead. */
+  private owns(record: T): boolean {
+    const assignment = record.consumer.assignment?.();
+    if (!assignment) return true;
+    return assignment.some((each) => each.topic === record.topic && each.partition === record.partition);
+  }
+
+  /** Refreshes the view while some key waits on the chain, for releases this process cannot see. */
+  private keepRefreshing(): void {
+    if (this.refreshing || this.stopping.signal.aborted) return;
+    this.refreshing = true;
+    void (async () => {
+      try {
+        while (!this.stopping.signal.aborted && this.anyWaiting()) {
+          await this.options.clock.sleep(this.options.refreshMs, this.stopping.signal).catch(() => undefined);
+          if (this.stopping.signal.aborted) break;
+          // A failed snapshot is tried again on the next turn; the queued records stay uncommitted.
+          await this.view.fresh().catch(() => undefined);
+          this.releaseReady();
+        }
+      } finally {
+        this.refreshing = false;
+      }
+    })();
+  }
+
+  private anyWaiting(): boolean {
+    for (const lane of this.lanes.values())
+      for (const [keyId, queue] of lane.queues)
+        if (queue.length > 0 && !lane.releasing.has(keyId)) return true;
+    return false;
+  }
+
+  /**
+   * The lane of the record's partition. After a jump (a new assignment, a rejoin, or a seek
+   * after a failure) it is read back from the group's commit, unless that is still what this
+   * lane last committed: then nobody else owned the partition meanwhile, and the records queued
+   * here are still this lane's to handle. If somebody else committed, they are dropped: the
+   * consumer reads them again from that commit, or they were done there.
+   */
+  private async laneFor(record: T, jumped: boolean): Promise<SourceLane<T>> {
+    const current = this.lanes.get(record.partition);
+    if (current && !jumped) return current;
+    // Compare with the broker only once this lane's own commits have landed.
+    await current?.idle();
+    const offsets = await this.options.admin.fetchOffsets({
+      groupId: this.options.mainGroup,
+      topics: [record.topic],
+    });
+    const mark = offsets
+      .find((each) => each.topic === record.topic)
+      ?.partitions.find((each) => each.partition === record.partition);
+    const committed = mark && BigInt(mark.offset) >= 0n ? mark.offset : undefined;
+    const text = markText(committed ?? '', mark?.metadata);
+    if (current && current.committedMark === text) return current;
+    current?.drop();
+    const base = committed === undefined ? BigInt(record.message.offset) : BigInt(committed);
+    const lane = new SourceLane<T>(
+      record.topic,
+      record.partition,
+      record.consumer,
+      new SourceProgress(base, committed === undefined ? undefined : mark?.metadata),
+      text,
+    );
+    this.lanes.set(record.partition, lane);
+    return lane;
   }
 }

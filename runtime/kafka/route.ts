@@ -100,11 +100,17 @@ async function copyThenCommit(
   notBefore: number | undefined,
 ): Promise<void> {
   const { key, value } = d.message;
-  await produceCopy(rt.producer, rt.client, destination, { key, value, headers, partition: d.partition });
+  const offset = await produceCopy(rt.producer, rt.client, destination, {
+    key,
+    value,
+    headers,
+    partition: d.partition,
+  });
   if (rt.ordering && key && destination !== rt.rules.deadLetterTopic) {
     rt.ordering.produced({
       topic: destination,
       partition: d.partition,
+      ...(offset === undefined ? {} : { offset }),
       keyId: key.toString('base64'),
       ...(reading.sequence === undefined ? {} : { sequence: reading.sequence }),
       ...(notBefore === undefined ? {} : { notBefore }),
@@ -125,13 +131,18 @@ async function copyThenCommit(
 }
 
 /**
- * Commits past the record. A failed commit is reported and not retried: commits are
+ * Commits past the record (park-key source records: the partition's progress, with what is
+ * done past a queued record). A failed commit is reported and not retried: commits are
  * cumulative, so the next record's commit covers this one, and if none comes (a rebalance, a
  * crash) the record is read again: a duplicate, never a loss.
  */
 async function commit(rt: Runtime, d: Delivery): Promise<void> {
   try {
-    await commitPast(d.consumer, d.topic, d.partition, d.message.offset);
+    if (d.lane) await d.lane.finish(d.message.offset);
+    else {
+      await commitPast(d.consumer, d.topic, d.partition, d.message.offset);
+      if (d.role === 'retry') rt.ordering?.retryCommitted(d.topic, d.partition, d.message.offset);
+    }
   } catch (error) {
     rt.emit({
       type: 'failed',

@@ -12,13 +12,14 @@ describe('declareKafkaTopology on a real Kafka', () => {
   it('creates exactly the plan topics, with their partitions and config, and is idempotent', async () => {
     const harness = new Harness(kafkaPlan(uniqueName('declare')));
     harnesses.push(harness);
-    const { admin, target } = harness;
-    await admin.connect();
+    await harness.open({ declare: false });
+    // Declared with the client under test, read back with KafkaJS.
+    const { admin, clientAdmin, kit, target } = harness;
     const names = target.topics.map((spec) => spec.name).sort();
 
-    const first = await declareKafkaTopology(admin, harness.plan);
+    const first = await declareKafkaTopology(clientAdmin, harness.plan, { client: kit.client });
     expect(first.created.sort()).toEqual(names);
-    const again = await declareKafkaTopology(admin, harness.plan);
+    const again = await declareKafkaTopology(clientAdmin, harness.plan, { client: kit.client });
     expect(again).toEqual({ created: [], existing: target.topics.map((spec) => spec.name) });
 
     const present = (await admin.listTopics()).filter((name) => name.includes(harness.plan.policy)).sort();
@@ -44,13 +45,15 @@ describe('declareKafkaTopology on a real Kafka', () => {
     const name = uniqueName('mismatch');
     const harness = new Harness(kafkaPlan(name, {}, { declareTopic: false }));
     harnesses.push(harness);
-    await harness.admin.connect();
+    await harness.open({ declare: false });
     // The source topic exists with 1 partition; the plan says 3.
     await harness.admin.createTopics({
       waitForLeaders: true,
       topics: [{ topic: harness.target.sourceTopic, numPartitions: 1, replicationFactor: 1 }],
     });
-    const error = await declareKafkaTopology(harness.admin, harness.plan).catch((caught: unknown) => caught);
+    const error = await declareKafkaTopology(harness.clientAdmin, harness.plan, {
+      client: harness.kit.client,
+    }).catch((caught: unknown) => caught);
     expect(error).toBeInstanceOf(KafkaRetryError);
     expect((error as KafkaRetryError).code).toBe('partition-count-mismatch');
     expect((await harness.admin.listTopics()).filter((topic) => topic.includes(name))).toEqual([

@@ -28,8 +28,8 @@ describe('damaged retry headers on a real Kafka', () => {
     const sent = Date.now();
     const now = String(sent);
     const copy = (value: string, headers: Record<string, string>) => ({
-      key: `k-${value}`,
-      value,
+      key: Buffer.from(`k-${value}`),
+      value: Buffer.from(value),
       partition: 0,
       headers,
     });

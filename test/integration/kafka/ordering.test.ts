@@ -58,18 +58,15 @@ describe('per-key order on a real Kafka', () => {
       ['OrderUpdated', 1, true],
       ['OrderCancelled', 1, true],
     ]);
-    const parked = (role: string) =>
-      events.flatMap((event) => (event.type === 'parked' && event.role === role ? [event] : []));
-    expect(parked('main').map((event) => [event.offset, event.destination])).toEqual([
-      ['1', harness.target.levels[0]?.destination],
-      ['2', harness.target.levels[0]?.destination],
+    // The followers waited in memory, never copied: no parked copy in any retry topic.
+    const queued = events.flatMap((event) => (event.type === 'queued' ? [event] : []));
+    expect(queued.map((event) => [event.offset, event.behind])).toEqual([
+      ['1', 0],
+      ['2', 0],
     ]);
-    // Reached in level 1 after OrderPlaced had moved on: parked again behind it, in level 2.
-    expect(parked('retry').map((event) => event.destination)).toEqual([
-      harness.target.levels[1]?.destination,
-      harness.target.levels[1]?.destination,
-    ]);
-    expect(count('retry_topology.kafka.parked', 'role')).toEqual({ main: 2, retry: 2 });
+    expect(events.filter((event) => event.type === 'parked')).toEqual([]);
+    expect(count('retry_topology.kafka.queued', 'policy')).toEqual({ [harness.plan.policy]: 2 });
+    expect(count('retry_topology.kafka.parked', 'role')).toEqual({});
     expect(events.filter((event) => event.type === 'failed')).toEqual([]);
   });
 
@@ -122,6 +119,6 @@ describe('per-key order on a real Kafka', () => {
       { id: 'OrderPlaced', attempt: 2, parked: false },
       { id: 'OrderCancelled', attempt: 1, parked: true },
     ]);
-    expect(second.some((event) => event.type === 'parked' && event.role === 'main')).toBe(true);
+    expect(second.some((event) => event.type === 'queued' && event.behind === 0)).toBe(true);
   });
 });

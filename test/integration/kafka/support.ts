@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { type Admin, type Consumer, type ConsumerConfig, Kafka, logLevel, type Producer } from 'kafkajs';
+import { type Admin, type Consumer, type ConsumerConfig, Kafka, logLevel } from 'kafkajs';
 import type { KafkaPlan, PolicyInput, RetryPlan } from '../../../policy';
 import type { MeterLike } from '../../../runtime';
 import {
@@ -10,23 +10,29 @@ import {
   type KafkaRetryOptions,
 } from '../../../runtime/kafka';
 import { billingPlanFor } from '../../support/billing-policy';
+import {
+  BROKERS,
+  type ConsumerSettings,
+  FAST,
+  type Kit,
+  type KitAdmin,
+  type KitConsumer,
+  type KitProducer,
+  kit,
+} from '../../support/kafka-kit';
 
-export const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
+export { BROKERS, FAST };
+
+/**
+ * The tests' own KafkaJS client, for what is checked rather than tested: reading topics back,
+ * committed offsets, topic configs, cleaning up. The runtime runs on the client the kit names
+ * (KAFKA_CLIENT), and so do the producers and consumers a test hands it.
+ */
 export const kafka = new Kafka({
   clientId: 'retry-topology-it',
   brokers: BROKERS,
   logLevel: logLevel.NOTHING,
 });
-
-/**
- * Consumer settings for tests. A short fetch wait, because a held partition resumes on the next
- * fetch; a 10 s session, so a loaded 2-core machine does not drop a member by accident.
- */
-export const FAST: Partial<ConsumerConfig> = {
-  maxWaitTimeInMs: 100,
-  sessionTimeout: 10_000,
-  heartbeatInterval: 500,
-};
 
 /** A fresh name per test run: other engineers' tests share the broker. */
 export function uniqueName(prefix: string): string {
@@ -59,8 +65,12 @@ export function kafkaOf(plan: RetryPlan): KafkaPlan {
 
 /** Everything a test opens, closed in reverse order by `close`; topics and groups deleted. */
 export class Harness {
+  /** KafkaJS, for checking what the broker holds and cleaning up. */
   readonly admin: Admin = kafka.admin();
-  readonly producer: Producer = kafka.producer({ allowAutoTopicCreation: false });
+  private client!: Kit;
+  /** The clients under test (KAFKA_CLIENT): what the runtime is given. */
+  clientAdmin!: KitAdmin;
+  producer!: KitProducer;
   private readonly closers: Array<() => Promise<unknown>> = [];
 
   constructor(readonly plan: RetryPlan) {}
@@ -69,16 +79,34 @@ export class Harness {
     return kafkaOf(this.plan);
   }
 
-  async open(): Promise<this> {
+  get kit(): Kit {
+    return this.client;
+  }
+
+  /** Connects the clients; `declare: false` leaves the topics to the test. */
+  async open(options: { declare?: boolean } = {}): Promise<this> {
+    this.client = await kit();
+    this.clientAdmin = this.client.admin();
+    this.producer = this.client.producer();
     await this.admin.connect();
-    await this.producer.connect();
-    await declareKafkaTopology(this.admin, this.plan);
+    await Promise.all([this.clientAdmin.connect(), this.producer.connect()]);
+    if (options.declare ?? true) {
+      await declareKafkaTopology(this.clientAdmin, this.plan, { client: this.client.client });
+    }
     return this;
   }
 
-  /** A connected consumer in `groupId`, disconnected on close. */
+  /** A connected KafkaJS consumer in `groupId` for checks, disconnected on close. */
   async consumer(groupId: string, config: Partial<ConsumerConfig> = {}): Promise<Consumer> {
-    const consumer = kafka.consumer({ groupId, ...FAST, ...config });
+    const consumer = kafka.consumer({ groupId, ...(FAST as Partial<ConsumerConfig>), ...config });
+    await consumer.connect();
+    this.closers.push(() => consumer.disconnect());
+    return consumer;
+  }
+
+  /** A connected consumer of the client under test, disconnected on close. */
+  async clientConsumer(groupId: string, settings: ConsumerSettings = {}): Promise<KitConsumer> {
+    const consumer = this.client.consumer(groupId, { ...FAST, ...settings });
     await consumer.connect();
     this.closers.push(() => consumer.disconnect());
     return consumer;
@@ -87,24 +115,28 @@ export class Harness {
   /** The runtime with both consumers running; `stop` ends it early (a process going away), else close does. */
   async start(
     options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & { producer?: KafkaRetryOptions['producer'] },
-    consumers: {
-      main?: Partial<ConsumerConfig>;
-      retry?: Partial<ConsumerConfig>;
-      /** Runs before the consumers join: where a test attaches its event listeners. */
-      beforeRun?: (main: Consumer, retrying: Consumer) => void;
-    } = {},
+    consumers: { main?: ConsumerSettings; retry?: ConsumerSettings } = {},
   ): Promise<Instance> {
+    const client = this.client;
     const retry = createKafkaRetry({
       plan: this.plan,
       producer: this.producer,
-      admin: this.admin,
-      viewConsumer: (groupId) => kafka.consumer({ groupId, ...FAST }),
+      admin: this.clientAdmin,
+      client: client.client,
+      viewConsumer: (groupId) => client.consumer(groupId, { ...FAST, fromBeginning: true }),
       fromBeginning: true,
       ...options,
     });
-    const main = kafka.consumer({ groupId: this.target.consumerGroup, ...FAST, ...consumers.main });
-    const retrying = kafka.consumer({ groupId: this.target.retryConsumerGroup, ...FAST, ...consumers.retry });
-    consumers.beforeRun?.(main, retrying);
+    const main = client.consumer(this.target.consumerGroup, {
+      ...FAST,
+      fromBeginning: true,
+      ...consumers.main,
+    });
+    const retrying = client.consumer(this.target.retryConsumerGroup, {
+      ...FAST,
+      fromBeginning: true,
+      ...consumers.retry,
+    });
     let stopped = false;
     const stop = async () => {
       if (stopped) return;
@@ -119,11 +151,25 @@ export class Harness {
     return { retry, main, retrying, stop };
   }
 
-  async send(records: Array<{ key: string | null; value: string; partition?: number }>): Promise<void> {
+  async send(
+    records: Array<{
+      key: string | null;
+      value: string;
+      partition?: number;
+      headers?: Record<string, string>;
+    }>,
+  ): Promise<void> {
     for (const record of records) {
       await this.producer.send({
         topic: this.target.sourceTopic,
-        messages: [{ key: record.key, value: record.value, partition: record.partition ?? 0 }],
+        messages: [
+          {
+            key: record.key === null ? null : Buffer.from(record.key),
+            value: Buffer.from(record.value),
+            partition: record.partition ?? 0,
+            headers: record.headers ?? {},
+          },
+        ],
       });
     }
   }
@@ -150,15 +196,16 @@ export class Harness {
     await this.admin
       .deleteTopics({ topics: topics.filter((topic) => present.has(topic)) })
       .catch(() => undefined);
-    await this.producer.disconnect().catch(() => undefined);
+    await this.producer?.disconnect().catch(() => undefined);
+    await this.clientAdmin?.disconnect().catch(() => undefined);
     await this.admin.disconnect().catch(() => undefined);
   }
 }
 
 export interface Instance {
   retry: KafkaRetry;
-  main: Consumer;
-  retrying: Consumer;
+  main: KitConsumer;
+  retrying: KitConsumer;
   stop(): Promise<void>;
 }
 

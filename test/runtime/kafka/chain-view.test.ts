@@ -2,7 +2,6 @@ import { describe, expect, it } from 'vitest';
 import { ChainView } from '../../../runtime/kafka/chain-view';
 import type { AdminLike } from '../../../runtime/kafka/contract';
 import { KAFKA_HEADERS } from '../../../runtime/kafka/headers';
-import { KeyOrdering } from '../../../runtime/kafka/ordering';
 import { FakeClock, flush } from '../../support/fake-clock';
 import { FakeConsumer } from './fakes';
 
@@ -108,33 +107,5 @@ describe('ChainView', () => {
     admin.calls.length = 0;
     await Promise.all([view.fresh(), view.fresh(), view.fresh()]);
     expect(admin.calls).toEqual(['committed', 'ends']);
-  });
-});
-
-describe('KeyOrdering on a source partition', () => {
-  it('takes a fresh snapshot after a join or an offset jump, and only then (or when the key is held)', async () => {
-    const { admin, view, clock, copy } = await setUp();
-    const ordering = new KeyOrdering(view, clock);
-    const snapshots = () => admin.calls.filter((call) => call === 'committed').length;
-    admin.calls.length = 0;
-    await ordering.fromSource(0, '5', keyId('a'));
-    expect(snapshots()).toBe(1); // first record of the partition
-    await ordering.fromSource(0, '6', keyId('b'));
-    expect(snapshots()).toBe(1); // continuous: the view is a superset
-    await ordering.fromSource(0, '9', keyId('c'));
-    expect(snapshots()).toBe(2); // a jump: another member may have owned the partition
-    ordering.assigned();
-    await ordering.fromSource(0, '10', keyId('d'));
-    expect(snapshots()).toBe(3); // a group join
-    // Record 10 failed: its copy is produced, then read by the reader; record 11 is parked behind it.
-    ordering.produced({ topic: L1, partition: 0, keyId: keyId('d'), sequence: 10, producedAt: 1 });
-    admin.high = 1;
-    await copy(0, 'd', 10);
-    const parked = await ordering.fromSource(0, '11', keyId('d'));
-    expect(snapshots()).toBe(4); // the key is held: checked on a fresh snapshot
-    expect(parked).toMatchObject({ kind: 'park', topic: L1, head: { sequence: 10 } });
-    // Once the retry group commits past the copy, the key is free again.
-    admin.committed = 1;
-    expect(await ordering.fromSource(0, '12', keyId('d'))).toEqual({ kind: 'handle' });
   });
 });

@@ -1,0 +1,162 @@
+import { describe, expect, it } from 'vitest';
+import { ChainView } from '../../../runtime/kafka/chain-view';
+import type { AdminLike, ConsumedMessage } from '../../../runtime/kafka/contract';
+import { KAFKA_HEADERS } from '../../../runtime/kafka/headers';
+import { KeyOrdering } from '../../../runtime/kafka/ordering';
+import { FakeClock, flush } from '../../support/fake-clock';
+import { FakeConsumer } from './fakes';
+
+const SOURCE = 'p.in';
+const L1 = 'p.retry.1';
+
+/** The retry group's commit and log end on L1, and the main group's commit on the source. */
+class FakeAdmin implements AdminLike {
+  retryCommitted = -1;
+  high = 0;
+  main: { offset: string; metadata: string | null } = { offset: '-1', metadata: null };
+  snapshots = 0;
+  async listTopics() {
+    return [];
+  }
+  async createTopics() {
+    return true;
+  }
+  async fetchOffsets({ groupId }: { groupId: string }) {
+    if (groupId === 'g') return [{ topic: SOURCE, partitions: [{ partition: 0, ...this.main }] }];
+    this.snapshots++;
+    return [{ topic: L1, partitions: [{ partition: 0, offset: String(this.retryCommitted) }] }];
+  }
+  async fetchTopicOffsets() {
+    return [{ partition: 0, high: String(this.high), low: '0' }];
+  }
+}
+
+interface Record {
+  consumer: FakeConsumer;
+  topic: string;
+  partition: number;
+  message: ConsumedMessage;
+}
+
+async function setUp(maxQueued = 100) {
+  const clock = new FakeClock();
+  const admin = new FakeAdmin();
+  const reader = new FakeConsumer();
+  const main = new FakeConsumer();
+  const view = new ChainView({
+    admin,
+    consumer: reader,
+    retryGroup: 'g.retry',
+    retryTopics: [L1],
+    client: 'kafkajs',
+    clock,
+    catchUpTimeoutMs: 1_000,
+  });
+  await view.start();
+  admin.snapshots = 0;
+  const released: string[] = [];
+  const ordering: KeyOrdering<Record> = new KeyOrdering<Record>({
+    view,
+    clock,
+    admin,
+    mainGroup: 'g',
+    maxQueued,
+    refreshMs: 200,
+    retryReleaseInMs: () => 500,
+    release: async (record) => {
+      released.push(record.message.offset);
+      await ordering.laneOf(0)?.finish(record.message.offset);
+      return true;
+    },
+  });
+  const record = (offset: number, key: string): Record => ({
+    consumer: main,
+    topic: SOURCE,
+    partition: 0,
+    message: { key: Buffer.from(key), value: null, timestamp: '0', offset: String(offset) },
+  });
+  /** The retry consumer's copy of source record `sequence`, at `offset` in L1, as the reader reads it. */
+  const inChain = async (offset: number, key: string, sequence: number) => {
+    admin.high = Math.max(admin.high, offset + 1);
+    await reader.deliver(L1, 0, {
+      offset: String(offset),
+      key: Buffer.from(key),
+      headers: { [KAFKA_HEADERS.originalOffset]: Buffer.from(String(sequence)) },
+    });
+  };
+  return { clock, admin, main, view, ordering, released, record, inChain };
+}
+
+const id = (key: string) => Buffer.from(key).toString('base64');
+
+describe('KeyOrdering', () => {
+  it('queues a record whose key is in the chain, with no snapshot, and releases it when this process commits the head', async () => {
+    const { admin, main, ordering, released, record, inChain } = await setUp();
+    const lane = () => ordering.laneOf(0);
+    expect(await ordering.fromSource(record(5, 'a'), id('a'))).toEqual({ kind: 'handle' });
+    expect(admin.snapshots).toBe(1); // the first record of the partition
+    await inChain(0, 'a', 5); // record 5 failed: its copy sits in L1
+    await lane()?.finish('5');
+    expect(await ordering.fromSource(record(6, 'b'), id('b'))).toEqual({ kind: 'handle' });
+    await lane()?.finish('6');
+    expect(await ordering.fromSource(record(7, 'a'), id('a'))).toEqual({ kind: 'queue', behind: 5 });
+    expect(await ordering.fromSource(record(8, 'a'), id('a'))).toEqual({ kind: 'queue', behind: 5 });
+    expect(await ordering.fromSource(record(9, 'b'), id('b'))).toEqual({ kind: 'handle' });
+    await lane()?.finish('9');
+    expect(admin.snapshots).toBe(1); // a healthy key and a busy key cost no round trip
+    // The commit stays below the queued records; its metadata says 9 is done.
+    expect(main.log.at(-1)).toBe(`commit ${SOURCE}[0]@7`);
+
+    ordering.retryCommitted(L1, 0, '0'); // record 5 succeeded on its retry
+    await flush();
+    expect(released).toEqual(['7', '8']);
+    expect(main.log.at(-1)).toBe(`commit ${SOURCE}[0]@10`);
+  });
+
+  it('releases a key another process freed at the next refresh of the view', async () => {
+    const { admin, clock, ordering, released, record, inChain } = await setUp();
+    await ordering.fromSource(record(5, 'a'), id('a'));
+    await inChain(0, 'a', 5);
+    await ordering.fromSource(record(6, 'a'), id('a'));
+    admin.retryCommitted = 1; // another member's retry consumer committed past the copy
+    await clock.advance(199);
+    expect(released).toEqual([]);
+    await clock.advance(1);
+    await flush();
+    expect(released).toEqual(['6']);
+  });
+
+  it('skips what a previous owner finished, and queues again what it had queued', async () => {
+    const { admin, ordering, record, inChain } = await setUp();
+    admin.main = { offset: '7', metadata: 'rt1:3:2' }; // 7 and 9 queued, 8 done
+    await inChain(0, 'a', 4);
+    expect(await ordering.fromSource(record(7, 'a'), id('a'))).toEqual({ kind: 'queue', behind: 4 });
+    expect(await ordering.fromSource(record(8, 'b'), id('b'))).toEqual({ kind: 'skip' });
+    expect(await ordering.fromSource(record(9, 'c'), id('c'))).toEqual({ kind: 'handle' });
+  });
+
+  it('parks the key’s queued records, then the new one, when the partition’s queue is full', async () => {
+    const { ordering, record, inChain } = await setUp(2);
+    await ordering.fromSource(record(5, 'a'), id('a'));
+    await inChain(0, 'a', 5);
+    await ordering.fromSource(record(6, 'a'), id('a'));
+    await ordering.fromSource(record(7, 'a'), id('a'));
+    const decision = await ordering.fromSource(record(8, 'a'), id('a'));
+    expect(decision.kind).toBe('park');
+    if (decision.kind !== 'park') return;
+    expect(decision.queued.map((each) => each.message.offset)).toEqual(['6', '7']);
+    expect(decision.placement).toMatchObject({ topic: L1, head: { sequence: 5 } });
+  });
+
+  it('takes a snapshot for a retry-topic record only when the view shows an older record or the copy was parked', async () => {
+    const { admin, ordering, inChain } = await setUp();
+    await inChain(0, 'a', 5);
+    const before = admin.snapshots;
+    expect(await ordering.inChain(0, id('a'), 5, false)).toEqual({ kind: 'handle' });
+    expect(admin.snapshots).toBe(before);
+    expect(await ordering.inChain(0, id('a'), 5, true)).toEqual({ kind: 'handle' });
+    expect(admin.snapshots).toBe(before + 1);
+    expect(await ordering.inChain(0, id('a'), 9, false)).toMatchObject({ kind: 'park' });
+    expect(admin.snapshots).toBe(before + 2);
+  });
+});

@@ -1,0 +1,92 @@
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { type Consumer, type ConsumerConfig, Kafka, logLevel } from 'kafkajs';
+import type { AdminLike, ConsumerLike, KafkaClient, ProducerLike } from '../../runtime/kafka';
+import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
+
+/**
+ * The Kafka client the runtime is run with in the tests and the bench: `kafkajs` (default) or
+ * `@confluentinc/kafka-javascript` (KAFKA_CLIENT=confluent), built by scripts/confluent.sh into
+ * ~/.cache/retry-topology. Each kit makes the clients the way docs/kafka.md tells users to.
+ */
+export type KitName = KafkaClient;
+
+export const KIT_NAME: KitName = process.env.KAFKA_CLIENT === 'confluent' ? 'confluent' : 'kafkajs';
+export const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
+
+/** Where scripts/confluent.sh installs the client (CONFLUENT_KAFKA_JAVASCRIPT_DIR to override). */
+export const CONFLUENT_DIR =
+  process.env.CONFLUENT_KAFKA_JAVASCRIPT_DIR ??
+  join(homedir(), '.cache', 'retry-topology', 'confluent-kafka-javascript-1.10.1');
+
+export interface ConsumerSettings {
+  maxWaitTimeInMs?: number;
+  sessionTimeout?: number;
+  rebalanceTimeout?: number;
+  heartbeatInterval?: number;
+  /** Where a group with no commit starts (the runtime's retry and view consumers need true). */
+  fromBeginning?: boolean;
+  /** Called on every group join (KafkaJS GROUP_JOIN; Confluent: a partition assignment). */
+  onJoin?: () => void;
+  /** Called when the member is kicked out or its group rebalances against it. */
+  onTrouble?: (what: string) => void;
+}
+
+export type KitConsumer = ConsumerLike & Required<Pick<ConsumerLike, 'connect' | 'disconnect'>>;
+export type KitProducer = ProducerLike & { connect(): Promise<void>; disconnect(): Promise<void> };
+export type KitAdmin = AdminLike & {
+  connect(): Promise<void>;
+  disconnect(): Promise<void>;
+};
+
+export interface Kit {
+  client: KafkaClient;
+  admin(): KitAdmin;
+  producer(): KitProducer;
+  consumer(groupId: string, settings?: ConsumerSettings): KitConsumer;
+}
+
+/**
+ * Consumer settings for tests. A short fetch wait, because a held partition resumes on the next
+ * fetch; a 10 s session, so a loaded 2-core machine does not drop a member by accident.
+ */
+export const FAST: ConsumerSettings = {
+  maxWaitTimeInMs: 100,
+  sessionTimeout: 10_000,
+  heartbeatInterval: 500,
+};
+
+export function kafkaJsKit(): Kit {
+  const kafka = new Kafka({ clientId: 'retry-topology-it', brokers: BROKERS, logLevel: logLevel.NOTHING });
+  return {
+    client: 'kafkajs',
+    admin: () => kafka.admin(),
+    producer: () => kafka.producer(KAFKA_PRODUCER_SETTINGS.kafkajs),
+    consumer: (groupId, settings = {}) => {
+      const { onJoin, onTrouble, fromBeginning: _start, ...config } = settings;
+      const consumer: Consumer = kafka.consumer({ groupId, ...(config as Partial<ConsumerConfig>) });
+      if (onJoin) consumer.on(consumer.events.GROUP_JOIN, () => onJoin());
+      if (onTrouble) {
+        consumer.on(consumer.events.REBALANCING, () => onTrouble('rebalancing'));
+        consumer.on(consumer.events.CRASH, () => onTrouble('crash'));
+      }
+      return consumer;
+    },
+  };
+}
+
+let loaded: Promise<Kit> | undefined;
+
+/** The kit KAFKA_CLIENT names. The Confluent one loads the native client on first use. */
+export function kit(): Promise<Kit> {
+  loaded ??= KIT_NAME === 'kafkajs' ? Promise.resolve(kafkaJsKit()) : loadConfluentKit();
+  return loaded;
+}
+
+async function loadConfluentKit(): Promise<Kit> {
+  // A path the compiler does not follow: test/confluent/ is type-checked on its own, against
+  // the real types of the client scripts/confluent.sh installs outside node_modules.
+  const where = '../confluent/confluent-kit';
+  const { confluentKit } = (await import(where)) as { confluentKit: (dir: string) => Kit };
+  return confluentKit(CONFLUENT_DIR);
+}
