@@ -1,0 +1,55 @@
+/**
+ * One application process for the kill tests: the runtime on the plan in WORKER_PLAN, with a
+ * handler that fails record `value` while its attempt is at most WORKER_FAILURES[value], and
+ * appends every success to WORKER_LOG (synchronously: a SIGKILL right after loses no line).
+ * Started with `node --import tsx test/integration/kafka/worker.ts`; ends on SIGTERM.
+ */
+import { appendFileSync } from 'node:fs';
+import type { RetryPlan } from '../../../policy';
+import { createKafkaRetry } from '../../../runtime/kafka';
+import { FAST, kit } from '../../support/kafka-kit';
+
+async function main() {
+  const plan = JSON.parse(process.env.WORKER_PLAN ?? '') as RetryPlan;
+  const failures = JSON.parse(process.env.WORKER_FAILURES ?? '{}') as Record<string, number>;
+  const log = process.env.WORKER_LOG ?? '';
+  const target = plan.targets.kafka;
+  if (!target || !log) throw new Error('WORKER_PLAN with a kafka target and WORKER_LOG are needed');
+  const client = await kit();
+  const admin = client.admin();
+  const producer = client.producer();
+  await Promise.all([admin.connect(), producer.connect()]);
+  const settings = { ...FAST, fromBeginning: true };
+  const retry = createKafkaRetry({
+    plan,
+    producer,
+    admin,
+    client: client.client,
+    viewConsumer: (groupId) => client.consumer(groupId, settings),
+    fromBeginning: true,
+    meter: undefined,
+    handler: async (message, context) => {
+      const value = String(message.value);
+      if (context.attempt <= (failures[value] ?? 0)) {
+        throw Object.assign(new Error('HTTP 503'), { name: 'HttpRequestError', status: 503 });
+      }
+      appendFileSync(log, `${JSON.stringify({ value, attempt: context.attempt, pid: process.pid })}\n`);
+    },
+  });
+  const main = client.consumer(target.consumerGroup, settings);
+  const retrying = client.consumer(target.retryConsumerGroup, settings);
+  await Promise.all([main.connect(), retrying.connect()]);
+  await retry.runMain(main);
+  await retry.runRetry(retrying);
+  process.stdout.write('running\n');
+  process.once('SIGTERM', async () => {
+    await retry.stop();
+    await Promise.all([main.disconnect(), retrying.disconnect(), producer.disconnect(), admin.disconnect()]);
+    process.exit(0);
+  });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
