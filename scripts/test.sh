@@ -8,12 +8,25 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 bash scripts/brokers.sh start
 # The SVG → PNG test renders in Debian's headless Chromium.
 bash scripts/chromium.sh
+# The Kafka suite also runs on @confluentinc/kafka-javascript, a native build (minutes, cached in
+# ~/.cache/retry-topology): started now, after the apt installs above, and waited for below.
+bash scripts/confluent.sh >/tmp/retry-topology-confluent.log 2>&1 &
+confluent_build=$!
 npm run --silent build
 npm run --silent lint
 npm run --silent typecheck
 # The RabbitMQ suites run three times: on 3.10 (in `integration`), then 4.0, then 4.3 (their own
 # projects, one after the other; vitest.config.mts). Skipped tests are listed by name at the end.
 npx vitest run --project unit --project integration --project rabbitmq-4.0 --project rabbitmq-4.3 \
+  --reporter=default --reporter=./test/support/skipped-reporter.ts
+if ! wait "$confluent_build"; then
+  cat /tmp/retry-topology-confluent.log >&2
+  exit 1
+fi
+cat /tmp/retry-topology-confluent.log
+# The same Kafka files with the runtime on the Confluent client, and its types against the contract.
+npx tsc -p test/confluent/tsconfig.json
+KAFKA_CLIENT=confluent npx vitest run --project integration test/integration/kafka \
   --reporter=default --reporter=./test/support/skipped-reporter.ts
 # The real Pulumi engine on the local brokers (docs/pulumi-e2e.md). Under CI=1 it builds the engine
 # once (cached in ~/.cache/retry-topology) and fails if it cannot; otherwise it skips with one line.

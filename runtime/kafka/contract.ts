@@ -50,7 +50,7 @@ export interface ConsumerLike {
   seek(position: { topic: string; partition: number; offset: string }): void;
   pause(topics: TopicPartitions[]): void;
   resume(topics: TopicPartitions[]): void;
-  /** KafkaJS's instrumentation events; used, when present, to notice a new partition assignment. */
+  /** KafkaJS's instrumentation events, to notice a new partition assignment (the Confluent client's throw). */
   on?(event: string, listener: (event: unknown) => void): unknown;
   readonly events?: { GROUP_JOIN: string };
   /** The Confluent client's current assignment (KafkaJS has none; it reports GROUP_JOIN instead). */

@@ -38,8 +38,8 @@ export async function declareKafkaTopology(
   const missing = kafka.topics.filter((spec) => spec.declare && !present.has(spec.name));
   if (missing.length > 0) {
     await admin.createTopics({
-      // The Confluent client does not take waitForLeaders; KafkaJS should wait, so a produce
-      // right after does not meet a partition without a leader.
+      // KafkaJS waits for the leaders when asked; the Confluent client does not take the option
+      // and resolves once the controller has the topics (untilVisible waits for the rest).
       ...(options.client === 'confluent' ? {} : { waitForLeaders: true }),
       topics: missing.map((spec) => ({
         topic: spec.name,
@@ -49,8 +49,43 @@ export async function declareKafkaTopology(
       })),
     });
   }
+  if (missing.length > 0 && options.client === 'confluent') {
+    await untilVisible(
+      admin,
+      missing.map((spec) => spec.name),
+      expected,
+    );
+  }
   return {
     created: missing.map((spec) => spec.name),
     existing: kafka.topics.filter((spec) => present.has(spec.name)).map((spec) => spec.name),
   };
+}
+
+/** How long new topics may take to show up with every partition (the Confluent client only). */
+const VISIBLE_WITHIN_MS = 30_000;
+const VISIBLE_POLL_MS = 100;
+
+/**
+ * The Confluent client's createTopics (1.10.1) resolves before the new topics are in the
+ * broker's metadata: a listTopics, a consumer subscription or a produce right after can miss
+ * them. Waits until every partition of each reports its offsets, so a second declare sees them
+ * and a consumer subscribing next finds them.
+ */
+async function untilVisible(admin: AdminLike, topics: string[], partitions: number | undefined) {
+  const deadline = Date.now() + VISIBLE_WITHIN_MS;
+  for (const topic of topics) {
+    for (;;) {
+      const seen = await admin.fetchTopicOffsets(topic).catch(() => []);
+      const listed = (await admin.listTopics().catch((): string[] => [])).includes(topic);
+      if (listed && seen.length > 0 && (partitions === undefined || seen.length === partitions)) break;
+      if (Date.now() > deadline) {
+        throw new KafkaRetryError(
+          'topics-not-visible',
+          `${topic} was created but not visible after ${VISIBLE_WITHIN_MS} ms`,
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, VISIBLE_POLL_MS));
+    }
+  }
 }

@@ -102,7 +102,8 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     await startView();
     const gate = new PartitionGate(consumer, clock, backoff);
     gates.push(gate);
-    if (role === 'main' && consumer.on && consumer.events) {
+    // The Confluent client has `on` and `events` too, but they throw "Not implemented" (1.10.1).
+    if (role === 'main' && client === 'kafkajs' && consumer.on && consumer.events) {
       consumer.on(consumer.events.GROUP_JOIN, (event) =>
         runtime.ordering?.assigned(assignedPartitions(event, rules.sourceTopic)),
       );

@@ -1,27 +1,23 @@
 /**
- * The test kit for `@confluentinc/kafka-javascript` (its KafkaJS API), installed by
- * scripts/confluent.sh outside node_modules. This folder is type-checked on its own against the
- * installed client's real type definitions (test/integration/kafka/confluent-types.test.ts): the
- * assignments to the runtime's contract types below fail to compile if the client drifts.
+ * The test kit for `@confluentinc/kafka-javascript` (its KafkaJS API). scripts/confluent.sh
+ * builds the client outside the project's node_modules and links it into
+ * test/confluent/node_modules, and scripts/test.sh type-checks this folder on its own
+ * (test/confluent/tsconfig.json) against the client's real type definitions: the assignments to
+ * the runtime's contract types below fail to compile if the client drifts.
  */
-import { createRequire } from 'node:module';
-import { join } from 'node:path';
 import type { KafkaJS } from '@confluentinc/kafka-javascript';
 import type { AdminLike, ConsumerLike, ProducerLike } from '../../runtime/kafka';
 import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
 import type { ConsumerSettings, Kit, KitAdmin, KitConsumer, KitProducer } from '../support/kafka-kit';
 import { BROKERS } from '../support/kafka-kit';
 
-type Module = typeof import('@confluentinc/kafka-javascript');
-
 // The contract, checked by the compiler against the client's own types.
 export const asConsumer = (consumer: KafkaJS.Consumer): ConsumerLike => consumer;
 export const asProducer = (producer: KafkaJS.Producer): ProducerLike => producer;
 export const asAdmin = (admin: KafkaJS.Admin): AdminLike => admin;
 
-export function confluentKit(dir: string): Kit {
-  const load = createRequire(join(dir, 'package.json'));
-  const { KafkaJS: api } = load('@confluentinc/kafka-javascript') as Module;
+export async function confluentKit(): Promise<Kit> {
+  const { KafkaJS: api } = await import('@confluentinc/kafka-javascript');
   const kafka = new api.Kafka({
     kafkaJS: { clientId: 'retry-topology-it', brokers: BROKERS, logLevel: api.logLevel.NOTHING },
   });
@@ -29,17 +25,15 @@ export function confluentKit(dir: string): Kit {
     client: 'confluent',
     admin: (): KitAdmin => {
       const admin = kafka.admin();
-      return Object.assign(asAdmin(admin), {
-        connect: () => admin.connect(),
-        disconnect: () => admin.disconnect(),
-      });
+      // The contract, plus connect/disconnect, which the Confluent admin has as well.
+      const checked: AdminLike & Pick<KafkaJS.Admin, 'connect' | 'disconnect'> = asAdmin(admin) && admin;
+      return checked;
     },
     producer: (): KitProducer => {
       const producer = kafka.producer(KAFKA_PRODUCER_SETTINGS.confluent);
-      return Object.assign(asProducer(producer), {
-        connect: () => producer.connect(),
-        disconnect: () => producer.disconnect(),
-      });
+      const checked: ProducerLike & Pick<KafkaJS.Producer, 'connect' | 'disconnect'> =
+        asProducer(producer) && producer;
+      return checked;
     },
     consumer: (groupId: string, settings: ConsumerSettings = {}): KitConsumer => {
       const { onJoin, onTrouble, fromBeginning, ...timings } = settings;

@@ -1,5 +1,3 @@
-import { homedir } from 'node:os';
-import { join } from 'node:path';
 import { type Consumer, type ConsumerConfig, Kafka, logLevel } from 'kafkajs';
 import type { AdminLike, ConsumerLike, KafkaClient, ProducerLike } from '../../runtime/kafka';
 import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
@@ -7,17 +5,13 @@ import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
 /**
  * The Kafka client the runtime is run with in the tests and the bench: `kafkajs` (default) or
  * `@confluentinc/kafka-javascript` (KAFKA_CLIENT=confluent), built by scripts/confluent.sh into
- * ~/.cache/retry-topology. Each kit makes the clients the way docs/kafka.md tells users to.
+ * ~/.cache/retry-topology and linked into test/confluent/node_modules. Each kit makes the
+ * clients the way docs/kafka.md tells users to.
  */
 export type KitName = KafkaClient;
 
 export const KIT_NAME: KitName = process.env.KAFKA_CLIENT === 'confluent' ? 'confluent' : 'kafkajs';
 export const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
-
-/** Where scripts/confluent.sh installs the client (CONFLUENT_KAFKA_JAVASCRIPT_DIR to override). */
-export const CONFLUENT_DIR =
-  process.env.CONFLUENT_KAFKA_JAVASCRIPT_DIR ??
-  join(homedir(), '.cache', 'retry-topology', 'confluent-kafka-javascript-1.10.1');
 
 export interface ConsumerSettings {
   maxWaitTimeInMs?: number;
@@ -85,8 +79,10 @@ export function kit(): Promise<Kit> {
 
 async function loadConfluentKit(): Promise<Kit> {
   // A path the compiler does not follow: test/confluent/ is type-checked on its own, against
-  // the real types of the client scripts/confluent.sh installs outside node_modules.
+  // the real types of the client scripts/confluent.sh builds and links there.
   const where = '../confluent/confluent-kit';
-  const { confluentKit } = (await import(where)) as { confluentKit: (dir: string) => Kit };
-  return confluentKit(CONFLUENT_DIR);
+  const { confluentKit } = (await import(where)) as { confluentKit: () => Promise<Kit> };
+  return confluentKit().catch((cause: unknown) => {
+    throw new Error('the Confluent client is not built: run `bash scripts/confluent.sh`', { cause });
+  });
 }

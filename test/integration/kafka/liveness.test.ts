@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { KAFKA_HEADERS } from '../../../runtime/kafka';
+import { KIT_NAME } from '../../support/kafka-kit';
 import { Harness, header, http503, kafkaPlan, uniqueName, waitFor } from './support';
 
 let harness: Harness | undefined;
@@ -9,15 +10,16 @@ afterEach(async () => {
 });
 
 /**
- * The consumer's liveness timeouts. KafkaJS has no max.poll.interval.ms: a member that does not
- * heartbeat for sessionTimeout is evicted, and it heartbeats only between records. The Confluent
- * client heartbeats from librdkafka's own thread, and takes rebalanceTimeout as
- * max.poll.interval.ms: a member that handles one record for longer leaves the group. 6 s is the
- * broker's smallest allowed session (group.min.session.timeout.ms, Kafka 4.4.0 default).
+ * The consumer's liveness timeouts, each shorter than the 10 s wait. KafkaJS has no
+ * max.poll.interval.ms: a member that does not heartbeat for sessionTimeout (6 s) is evicted, and
+ * it heartbeats only between records. The Confluent client heartbeats from librdkafka's own
+ * thread; a member that does not come back for the next record within max.poll.interval.ms
+ * leaves the group, and the client sets that to twice rebalanceTimeout (1.10.1): 3 s gives 6 s.
+ * 6 s is the broker's smallest allowed session (group.min.session.timeout.ms, Kafka 4.4.0).
  */
 const LIVENESS = {
   sessionTimeout: 6_000,
-  rebalanceTimeout: 6_000,
+  rebalanceTimeout: KIT_NAME === 'confluent' ? 3_000 : 6_000,
   heartbeatInterval: 500,
   maxWaitTimeInMs: 100,
 };
