@@ -49,7 +49,7 @@ export async function declareKafkaTopology(
       })),
     });
   }
-  if (missing.length > 0 && options.client === 'confluent') {
+  if (missing.length > 0) {
     await untilVisible(
       admin,
       missing.map((spec) => spec.name),
@@ -62,15 +62,16 @@ export async function declareKafkaTopology(
   };
 }
 
-/** How long new topics may take to show up with every partition (the Confluent client only). */
+/** How long new topics may take to show up with every partition. */
 const VISIBLE_WITHIN_MS = 30_000;
 const VISIBLE_POLL_MS = 100;
 
 /**
  * The Confluent client's createTopics (1.10.1) resolves before the new topics are in the
- * broker's metadata: a listTopics, a consumer subscription or a produce right after can miss
- * them. Waits until every partition of each reports its offsets, so a second declare sees them
- * and a consumer subscribing next finds them.
+ * broker's metadata, and even after KafkaJS's waitForLeaders a ListOffsets right after can meet
+ * NOT_LEADER_OR_FOLLOWER on a loaded broker (Kafka 4.4.0, KRaft): a listTopics, a subscription
+ * or a produce right after can miss them. Waits until every partition of each reports its
+ * offsets, so a second declare sees them and a consumer subscribing next finds them.
  */
 async function untilVisible(admin: AdminLike, topics: string[], partitions: number | undefined) {
   const deadline = Date.now() + VISIBLE_WITHIN_MS;

@@ -5,7 +5,7 @@
  * - partition-count-mismatch: a chain topic's partition count differs from the plan
  *   (thrown by declareKafkaTopology).
  * - topics-not-visible: topics declareKafkaTopology created did not show up in the broker's
- *   metadata in time (the Confluent client only; KafkaJS waits for the leaders itself).
+ *   metadata in time.
  * - unknown-topic: a record from a topic that is not in the plan; left uncommitted, partition held.
  * - produce-failed: a retry, parking or dead-letter copy was not acked; not committed, read again
  *   after a back-off.

@@ -3,6 +3,20 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { declareKafkaTopology, KafkaRetryError } from '../../../runtime/kafka';
 import { Harness, kafkaPlan, uniqueName } from './support';
 
+/** Calls `read` until it resolves, up to 30 s. */
+async function waitForAsync(read: () => Promise<unknown>, what: string): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      await read();
+      return;
+    } catch (error) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`, { cause: error });
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 const harnesses: Harness[] = [];
 afterEach(async () => {
   for (const harness of harnesses.splice(0)) await harness.close();
@@ -48,9 +62,10 @@ describe('declareKafkaTopology on a real Kafka', () => {
     await harness.open({ declare: false });
     // The source topic exists with 1 partition; the plan says 3.
     await harness.admin.createTopics({
-      waitForLeaders: true,
       topics: [{ topic: harness.target.sourceTopic, numPartitions: 1, replicationFactor: 1 }],
     });
+    // Until its one partition reports its offsets (a loaded broker takes a moment).
+    await waitForAsync(() => harness.admin.fetchTopicOffsets(harness.target.sourceTopic), 'the source topic');
     const error = await declareKafkaTopology(harness.clientAdmin, harness.plan, {
       client: harness.kit.client,
     }).catch((caught: unknown) => caught);
