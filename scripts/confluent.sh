@@ -64,11 +64,17 @@ case "${1:-install}" in
   *) die "unknown argument: $1" ;;
 esac
 
+# One build at a time on a machine (CI and a developer, or two test runs, may start it at once).
+mkdir -p "$CACHE"
+exec 9>"$DIR.lock"
+flock 9
 if ready; then
   link
   say "ready: $VERSION (librdkafka $(describe)), cached"
   exit 0
 fi
+# What an interrupted build left behind.
+rm -rf "$DIR".tmp.*
 
 missing=()
 for package in "${PACKAGES[@]}"; do

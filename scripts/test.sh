@@ -10,8 +10,11 @@ bash scripts/brokers.sh start
 bash scripts/chromium.sh
 # The Kafka suite also runs on @confluentinc/kafka-javascript, a native build (minutes, cached in
 # ~/.cache/retry-topology): started now, after the apt installs above, and waited for below.
-bash scripts/confluent.sh >/tmp/retry-topology-confluent.log 2>&1 &
+confluent_log=$(mktemp)
+bash scripts/confluent.sh >"$confluent_log" 2>&1 &
 confluent_build=$!
+# A failing step below must not leave the build running after this script.
+trap 'kill "$confluent_build" 2>/dev/null || true' EXIT
 npm run --silent build
 npm run --silent lint
 npm run --silent typecheck
@@ -20,10 +23,11 @@ npm run --silent typecheck
 npx vitest run --project unit --project integration --project rabbitmq-4.0 --project rabbitmq-4.3 \
   --reporter=default --reporter=./test/support/skipped-reporter.ts
 if ! wait "$confluent_build"; then
-  cat /tmp/retry-topology-confluent.log >&2
+  cat "$confluent_log" >&2
   exit 1
 fi
-cat /tmp/retry-topology-confluent.log
+cat "$confluent_log"
+rm -f "$confluent_log"
 # The same Kafka files with the runtime on the Confluent client, and its types against the contract.
 npx tsc -p test/confluent/tsconfig.json
 KAFKA_CLIENT=confluent npx vitest run --project integration test/integration/kafka \
