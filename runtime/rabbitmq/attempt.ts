@@ -13,7 +13,12 @@ export function attemptOf(message: ConsumeMessage, mode: RabbitMode): AttemptRea
   const headers = message.properties.headers ?? {};
   if (mode === 'quorum-delayed-retry') {
     const count = headers['x-delivery-count'];
-    if (count === undefined) return { attempt: 1 };
+    // Only the broker's count is ours to read. A publisher's own x-delivery-count passes through
+    // until the broker first counts a failure (checked on 3.10.8, 4.0.5 and 4.3.6), so on a first
+    // delivery, or when it exceeds the broker's x-acquired-count (4.3), it is not the broker's.
+    const acquired = headers['x-acquired-count'];
+    if (count === undefined || !message.fields.redelivered) return { attempt: 1 };
+    if (typeof count === 'number' && typeof acquired === 'number' && count > acquired) return { attempt: 1 };
     const reading = readAttempt(typeof count === 'number' ? count + 1 : count);
     return typeof count === 'number' || reading.invalid ? reading : { attempt: reading.attempt + 1 };
   }

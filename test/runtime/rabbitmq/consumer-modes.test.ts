@@ -9,7 +9,12 @@ import { delivery, recordingChannel } from './recording-channel';
  * The two modes a 3.10.8 broker cannot run (quorum-delayed-retry needs 4.3, delivery-time 4.4),
  * checked against a channel that records what the consumer asks of it.
  */
-async function failOnce(mode: string, brokerVersion: string, headers: Record<string, unknown> = {}) {
+async function failOnce(
+  mode: string,
+  brokerVersion: string,
+  headers: Record<string, unknown> = {},
+  redelivered = false,
+) {
   const plan = billingPlan({
     targets: {
       rabbitmq: { exchange: 'bookstore.ordering', routingKey: 'order.placed', mode, brokerVersion },
@@ -27,7 +32,8 @@ async function failOnce(mode: string, brokerVersion: string, headers: Record<str
     },
     { clock, random: () => 0.5 },
   );
-  deliver(delivery(headers));
+  const message = delivery(headers);
+  deliver({ ...message, fields: { ...message.fields, redelivered } });
   await flush();
   await flush();
   return { calls, seen, clock, plan };
@@ -41,14 +47,36 @@ describe('quorum-delayed-retry (RabbitMQ 4.3+)', () => {
   });
 
   it('reads the attempt from x-delivery-count, and dead-letters the last one', async () => {
-    const { calls, seen } = await failOnce('quorum-delayed-retry', '4.3.0', { 'x-delivery-count': 3 });
+    const { calls, seen } = await failOnce(
+      'quorum-delayed-retry',
+      '4.3.0',
+      { 'x-delivery-count': 3, 'x-acquired-count': 3 },
+      true,
+    );
     expect(seen).toEqual([4]);
     expect(calls.map((each) => each.call)).toEqual(['publish', 'ack']);
     expect(calls[0]?.options?.headers).toMatchObject({ [HEADERS.reason]: 'exhausted', [HEADERS.attempt]: 4 });
   });
 
+  it.each([
+    ['on a first delivery', { 'x-delivery-count': 99 }, false],
+    ['above the broker’s x-acquired-count', { 'x-delivery-count': 99, 'x-acquired-count': 1 }, true],
+  ])(
+    'ignores an x-delivery-count the publisher wrote (%s): attempt 1, rejected for a retry',
+    async (_name, headers, redelivered) => {
+      const { calls, seen } = await failOnce('quorum-delayed-retry', '4.3.0', headers, redelivered);
+      expect(seen).toEqual([1]);
+      expect(calls).toMatchObject([{ call: 'reject', requeue: true }]);
+    },
+  );
+
   it('leaves out retry-first-failure-at after attempt 1: the broker keeps no time of the first failure', async () => {
-    const { calls } = await failOnce('quorum-delayed-retry', '4.3.0', { 'x-delivery-count': 3 });
+    const { calls } = await failOnce(
+      'quorum-delayed-retry',
+      '4.3.0',
+      { 'x-delivery-count': 3, 'x-acquired-count': 3 },
+      true,
+    );
     expect(calls[0]?.options?.headers).not.toHaveProperty(HEADERS.firstFailureAt);
     expect(calls[0]?.options?.headers).toHaveProperty(HEADERS.deadLetteredAt);
   });
