@@ -148,8 +148,8 @@ describe('faults on a real RabbitMQ', () => {
       { onError: () => refusals.push(Date.now()), refusedPublishBackoff: { initialMs: 500, maxMs: 1_000 } },
     );
     cleanups.push(() => consumer.stop());
-    // Checked on 3.10.8: a quorum queue refuses a publish once it is already over max-length, so
-    // with max-length 1 the second copy is still taken and the third is refused.
+    // On 3.10.8, 4.0.5 and 4.3.6 a quorum queue refuses a publish only once it is already over
+    // max-length (broker-versions.test.ts): with max-length 1 the second copy is still taken.
     for (const id of ['first', 'second']) {
       await publish(broker, plan, { id });
       await waitFor(
