@@ -70,6 +70,32 @@ describe('per-key order on a real Kafka', () => {
     expect(events.filter((event) => event.type === 'failed')).toEqual([]);
   });
 
+  it('park-key: a full queue parks the key’s queued records, then the new one, in order, behind the head', async () => {
+    harness = await new Harness(kafkaPlan(uniqueName('full'), { ordering: 'per-key' })).open();
+    const orders = ordersHandler({ OrderPlaced: 1 });
+    const events: KafkaRetryEvent[] = [];
+    await harness.start({
+      handler: orders.handler,
+      maxQueuedPerPartition: 2,
+      onEvent: (event) => events.push(event),
+    });
+    await harness.send(
+      ['OrderPlaced', 'OrderPaid', 'OrderPacked', 'OrderShipped'].map((value) => ({
+        key: 'order-42',
+        value,
+      })),
+    );
+    await waitFor(() => orders.done.length === 4, 30_000, 'all four records');
+    expect(orders.ids()).toEqual(['OrderPlaced', 'OrderPaid', 'OrderPacked', 'OrderShipped']);
+    const of = (type: string) =>
+      events.flatMap((event) => (event.type === type && event.role === 'main' ? [event.offset] : []));
+    expect(of('queued')).toEqual(['1', '2']);
+    // The third follower finds the queue full: the two queued go first, then it, all behind 0.
+    expect(of('parked')).toEqual(['1', '2', '3']);
+    expect(orders.done.slice(1).every((each) => each.parked)).toBe(true);
+    expect(events.filter((event) => event.type === 'failed')).toEqual([]);
+  });
+
   it('park-key: a follower is released, in order, when the record ahead of it is dead-lettered', async () => {
     const plan = kafkaPlan(uniqueName('dlt-head'), {
       ordering: 'per-key',
