@@ -152,10 +152,12 @@ export class KeyOrdering<T extends Held> {
     this.releaseReady();
   }
 
+  /**
+   * No more releases. A queued record stays uncommitted (the next owner reads it again); one
+   * being handled right now still commits, so a graceful stop leaves no needless duplicate.
+   */
   stop(): void {
     this.stopping.abort();
-    for (const lane of this.lanes.values()) lane.drop();
-    this.lanes.clear();
   }
 
   /** Starts the release of every queued key whose chain is empty. */
