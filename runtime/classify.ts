@@ -54,16 +54,41 @@ export function statusOf(error: ErrorLike): number | undefined {
   return undefined;
 }
 
-function matches(error: ErrorLike, rules: ClassificationPlan['transient']): string | undefined {
-  const name = namesOf(error).find((each) => rules.errorNames.includes(each));
-  if (name) return `name ${name}`;
+/** One side of the rules as sets: looked up once per error instead of scanned (5xx alone is 100 statuses). */
+interface RuleSets {
+  names: ReadonlySet<string>;
+  codes: ReadonlySet<string>;
+  statuses: ReadonlySet<number>;
+}
+
+const compiled = new WeakMap<ClassificationPlan, { permanent: RuleSets; transient: RuleSets }>();
+
+function setsOf(rules: ClassificationPlan): { permanent: RuleSets; transient: RuleSets } {
+  let sets = compiled.get(rules);
+  if (!sets) {
+    const side = (each: ClassificationPlan['transient']): RuleSets => ({
+      names: new Set(each.errorNames),
+      codes: new Set(each.errorCodes),
+      statuses: new Set(each.httpStatuses),
+    });
+    sets = { permanent: side(rules.permanent), transient: side(rules.transient) };
+    compiled.set(rules, sets);
+  }
+  return sets;
+}
+
+function matches(error: ErrorLike, rules: RuleSets): string | undefined {
+  const name = error.name;
+  if (typeof name === 'string' && rules.names.has(name)) return `name ${name}`;
+  const className = error.constructor?.name;
+  if (typeof className === 'string' && rules.names.has(className)) return `name ${className}`;
   if (
     (typeof error.code === 'string' || typeof error.code === 'number') &&
-    rules.errorCodes.includes(String(error.code))
+    rules.codes.has(String(error.code))
   )
     return `code ${String(error.code)}`;
   const status = statusOf(error);
-  if (status !== undefined && rules.httpStatuses.includes(status)) return `HTTP ${status}`;
+  if (status !== undefined && rules.statuses.has(status)) return `HTTP ${status}`;
   return undefined;
 }
 
@@ -80,12 +105,13 @@ export function classify(error: unknown, rules: ClassificationPlan): Classified 
     if (each instanceof TransientError || each.retryable === true)
       return { kind: 'transient', because: 'marked transient' };
   }
+  const sets = setsOf(rules);
   for (const each of errors) {
-    const rule = matches(each, rules.permanent);
+    const rule = matches(each, sets.permanent);
     if (rule) return { kind: 'permanent', because: `permanent rule: ${rule}` };
   }
   for (const each of errors) {
-    const rule = matches(each, rules.transient);
+    const rule = matches(each, sets.transient);
     if (rule) return { kind: 'transient', because: `transient rule: ${rule}` };
   }
   return { kind: rules.unknown, because: `no rule matched; unknown errors are ${rules.unknown}` };

@@ -63,20 +63,28 @@ export function createMetrics(
     description: 'Handler call time',
     unit: 'ms',
   });
-  // Attribute sets are few and fixed: build each once instead of on every message.
-  const cache = new Map<string, Record<string, string | number>>();
-  const attributes = (key: string, extra: Record<string, string | number>) => {
-    let found = cache.get(key);
-    if (!found) {
-      found = { ...labels, ...extra };
-      cache.set(key, found);
-    }
-    return found;
-  };
+  // Attribute sets are few and fixed: build each once, looked up by its value (no key string per call).
+  const attempt = memo((outcome: string) => ({ ...labels, outcome }));
+  const delayed = memo((level: number) => ({ ...labels, kind: 'delayed', level }));
+  const immediate = memo((level: number) => ({ ...labels, kind: 'immediate', level }));
+  const reason = memo((value: string) => ({ ...labels, reason: value }));
+  const handler = memo((outcome: string) => ({ ...labels, outcome }));
   return {
-    attempt: (outcome) => attempts.add(1, attributes(`a/${outcome}`, { outcome })),
-    retryScheduled: (kind, level) => retries.add(1, attributes(`r/${kind}/${level}`, { kind, level })),
-    deadLettered: (reason) => deadLetters.add(1, attributes(`d/${reason}`, { reason })),
-    handlerDuration: (ms, outcome) => duration.record(ms, attributes(`h/${outcome}`, { outcome })),
+    attempt: (outcome) => attempts.add(1, attempt(outcome)),
+    retryScheduled: (kind, level) => retries.add(1, (kind === 'delayed' ? delayed : immediate)(level)),
+    deadLettered: (value) => deadLetters.add(1, reason(value)),
+    handlerDuration: (ms, outcome) => duration.record(ms, handler(outcome)),
+  };
+}
+
+function memo<K, V>(make: (key: K) => V): (key: K) => V {
+  const made = new Map<K, V>();
+  return (key) => {
+    let value = made.get(key);
+    if (value === undefined) {
+      value = make(key);
+      made.set(key, value);
+    }
+    return value;
   };
 }

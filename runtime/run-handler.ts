@@ -2,6 +2,8 @@ import type { Clock, Random } from './clock';
 import { type Decision, decide, type TargetRules } from './decide';
 import type { RetryMetrics } from './metrics';
 
+const ACK: Decision = { kind: 'ack' };
+
 /** What the adapter does next. `requeue` happens only when the consumer stops mid-delivery. */
 export type FinalDecision = Exclude<Decision, { kind: 'immediate' }> | { kind: 'requeue' };
 
@@ -48,14 +50,17 @@ export async function runHandler(
       // A bare `throw undefined` is still a failure.
       error = thrown ?? new Error('the handler threw undefined');
     }
-    options.metrics.handlerDuration(options.clock.now() - started, failed ? 'failure' : 'success');
-    const decision = decide(rules, {
-      attempt: options.attempt,
-      immediateRetries,
-      ...(failed ? { error } : {}),
-      now: options.clock.now(),
-      random: options.random,
-    });
+    const ended = options.clock.now();
+    options.metrics.handlerDuration(ended - started, failed ? 'failure' : 'success');
+    const decision = failed
+      ? decide(rules, {
+          attempt: options.attempt,
+          immediateRetries,
+          error,
+          now: ended,
+          random: options.random,
+        })
+      : ACK;
     if (decision.kind !== 'immediate') return { decision, ...(failed ? { error } : {}), handlerCalls };
     if (!(await mayWait(options.beforeImmediate, decision))) {
       const next = decide(rules, {

@@ -113,7 +113,12 @@ export async function consumeWithRetries(
     report: (error, message) => options.onError?.(error, message),
     afterCopyConfirmed: options.afterCopyConfirmed,
   };
-  const inFlight = new Set<Promise<void>>();
+  // Deliveries being handled, and who waits for them all to finish (stop, a cancel).
+  let inFlight = 0;
+  let idle: (() => void) | undefined;
+  const finished = () => {
+    if (--inFlight === 0) idle?.();
+  };
 
   async function handle(message: ConsumeMessage): Promise<void> {
     const reading = attemptOf(message, rules.mode);
@@ -171,7 +176,7 @@ export async function consumeWithRetries(
     ended = true;
     unwatch();
     stopping.abort(error ?? new RetryTopologyError('consumer-stopped', 'the consumer is stopping'));
-    await Promise.allSettled([...inFlight]);
+    if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
     settle.flush();
     endWith(error);
   }
@@ -195,8 +200,11 @@ export async function consumeWithRetries(
       return;
     }
     settle.track(message);
-    const work = handle(message).finally(() => inFlight.delete(work));
-    inFlight.add(work);
+    inFlight++;
+    handle(message).then(finished, (error) => {
+      route.report(error, message);
+      finished();
+    });
   });
 
   return {
