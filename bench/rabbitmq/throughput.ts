@@ -4,10 +4,14 @@
  *   npx tsx bench/rabbitmq/throughput.ts [messages=20000] [rounds=5]
  *
  * happy path:   raw consume+ack          vs consumeWithRetries whose handler succeeds
- * failure path: raw confirmed publish    vs consumeWithRetries whose handler fails: a copy to the
- *               (50 confirms in flight)     wait queue with a confirm, then the ack
- * Both at prefetch 50. The queues are filled before the clock starts, so only consuming (or
- * routing) is timed. A run ends at the last ack, counted on the channel itself.
+ * failure path: the hand-written retry loop (consume, call the same failing handler, a confirmed
+ *               copy with the attempt header to the wait queue, ack) vs consumeWithRetries whose
+ *               handler fails the same way; also the bare loop without a handler call (consume,
+ *               confirmed copy, ack) and a raw confirmed publish, for scale.
+ * All at prefetch 50. The queues are filled before the clock starts, so only consuming (or
+ * routing) is timed. A run ends at the last ack, counted on the channel itself. Every round runs
+ * every line once, in an order reversed every other round, and each line also records the Node
+ * CPU it used per message (process.cpuUsage over the run).
  */
 import { randomBytes } from 'node:crypto';
 import amqplib, { type ConfirmChannel } from 'amqplib';
@@ -103,16 +107,16 @@ async function rawConsume(channel: ConfirmChannel, queue: string): Promise<numbe
   return ms;
 }
 
+/** The handler every failure-path line calls: what a payment client throws for an HTTP 503. */
+async function failingHandler(): Promise<void> {
+  throw Object.assign(new Error('503 Service Unavailable'), { status: 503 });
+}
+
 async function wrapperConsume(channel: ConfirmChannel, plan: RetryPlan, fail: boolean): Promise<number> {
   const acks = countAcks(channel);
-  const consumer = await consumeWithRetries(
-    channel,
-    plan,
-    async () => {
-      if (fail) throw Object.assign(new Error('503 Service Unavailable'), { status: 503 });
-    },
-    { prefetch: PREFETCH },
-  );
+  const consumer = await consumeWithRetries(channel, plan, fail ? failingHandler : async () => {}, {
+    prefetch: PREFETCH,
+  });
   const ms = await acks.done;
   acks.restore();
   await consumer.stop();
@@ -120,7 +124,43 @@ async function wrapperConsume(channel: ConfirmChannel, plan: RetryPlan, fail: bo
   return ms;
 }
 
-/** The same work by hand: consume, a confirmed copy to the wait queue, then a plain ack. */
+/**
+ * A retry loop written by hand: consume, call the handler, and when it throws, a confirmed copy
+ * (body, properties and headers kept, the attempt header incremented) to the wait queue, then the
+ * ack. What an application without the runtime would write, minus classification and dead letters.
+ */
+async function handRetry(channel: ConfirmChannel, queue: string, waitQueue: string): Promise<number> {
+  await channel.prefetch(PREFETCH);
+  const acks = countAcks(channel);
+  await channel.consume(queue, async (message) => {
+    if (!message) return;
+    try {
+      await failingHandler();
+      channel.ack(message);
+    } catch {
+      const headers = message.properties.headers ?? {};
+      const attempt = Number(headers['retry-attempt'] ?? 1);
+      channel.publish(
+        '',
+        waitQueue,
+        message.content,
+        {
+          ...message.properties,
+          persistent: true,
+          mandatory: true,
+          headers: { ...headers, 'retry-attempt': attempt + 1 },
+        },
+        () => channel.ack(message),
+      );
+    }
+  });
+  const ms = await acks.done;
+  acks.restore();
+  await channel.close();
+  return ms;
+}
+
+/** The bare loop: consume, a confirmed copy to the wait queue, then a plain ack; no handler. */
 async function rawRoute(channel: ConfirmChannel, queue: string, waitQueue: string): Promise<number> {
   await channel.prefetch(PREFETCH);
   const acks = countAcks(channel);
@@ -165,6 +205,13 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
+type Line = 'rawConsume' | 'wrapperHappy' | 'rawPublish' | 'rawRoute' | 'handRetry' | 'wrapperFailure';
+interface Run {
+  ms: number;
+  /** Node CPU (user + system) per message, in microseconds. */
+  cpuUs: number;
+}
+
 async function main() {
   const connection = await amqplib.connect(URL);
   const channel = await connection.createConfirmChannel();
@@ -176,36 +223,55 @@ async function main() {
   const sink = `${plan.policy}.sink`;
   await channel.assertQueue(sink, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
 
-  const results = {
-    rawConsume: [] as number[],
-    wrapperHappy: [] as number[],
-    rawPublish: [] as number[],
-    rawRoute: [] as number[],
-    wrapperFailure: [] as number[],
-  };
   // Every measurement gets a channel of its own, so delivery tags start at 1.
-  const fresh = () => connection.createConfirmChannel();
+  const filled = () => fill(channel, rabbit.mainQueue);
+  const purge = (queue: string) => async () => {
+    await channel.purgeQueue(queue);
+  };
+  // Each line: what to set up (untimed), the timed run on a fresh channel, and what to clean up.
+  const lines: Record<
+    Line,
+    {
+      before?: () => Promise<void>;
+      run: (fresh: ConfirmChannel) => Promise<number>;
+      after?: () => Promise<void>;
+    }
+  > = {
+    rawConsume: { before: filled, run: (fresh) => rawConsume(fresh, rabbit.mainQueue) },
+    wrapperHappy: { before: filled, run: (fresh) => wrapperConsume(fresh, plan, false) },
+    rawPublish: { run: (fresh) => rawConfirmedPublish(fresh, sink), after: purge(sink) },
+    rawRoute: {
+      before: filled,
+      run: (fresh) => rawRoute(fresh, rabbit.mainQueue, waitQueue),
+      after: purge(waitQueue),
+    },
+    handRetry: {
+      before: filled,
+      run: (fresh) => handRetry(fresh, rabbit.mainQueue, waitQueue),
+      after: purge(waitQueue),
+    },
+    wrapperFailure: {
+      before: filled,
+      run: (fresh) => wrapperConsume(fresh, plan, true),
+      after: purge(waitQueue),
+    },
+  };
+  // BENCH_ONLY=wrapperFailure (or any line) times just that line, e.g. under --cpu-prof.
+  const only = process.env.BENCH_ONLY as Line | undefined;
+  const order = only ? [only] : (Object.keys(lines) as Line[]);
+  const results = Object.fromEntries(order.map((line) => [line, [] as Run[]])) as Record<Line, Run[]>;
   try {
     for (let round = 1; round <= ROUNDS; round++) {
-      // BENCH_ONLY=failure times just the wrapper's failure path (for profiling).
-      if (process.env.BENCH_ONLY === 'failure') {
-        await fill(channel, rabbit.mainQueue);
-        results.wrapperFailure.push(await wrapperConsume(await fresh(), plan, true));
-        await channel.purgeQueue(waitQueue);
-        continue;
+      for (const line of round % 2 === 1 ? order : [...order].reverse()) {
+        const { before, run, after } = lines[line];
+        await before?.();
+        const fresh = await connection.createConfirmChannel();
+        const started = process.cpuUsage();
+        const ms = await run(fresh);
+        const cpu = process.cpuUsage(started);
+        await after?.();
+        results[line].push({ ms, cpuUs: (cpu.user + cpu.system) / MESSAGES });
       }
-      await fill(channel, rabbit.mainQueue);
-      results.rawConsume.push(await rawConsume(await fresh(), rabbit.mainQueue));
-      await fill(channel, rabbit.mainQueue);
-      results.wrapperHappy.push(await wrapperConsume(await fresh(), plan, false));
-      results.rawPublish.push(await rawConfirmedPublish(await fresh(), sink));
-      await channel.purgeQueue(sink);
-      await fill(channel, rabbit.mainQueue);
-      results.rawRoute.push(await rawRoute(await fresh(), rabbit.mainQueue, waitQueue));
-      await channel.purgeQueue(waitQueue);
-      await fill(channel, rabbit.mainQueue);
-      results.wrapperFailure.push(await wrapperConsume(await fresh(), plan, true));
-      await channel.purgeQueue(waitQueue);
       console.error(`round ${round}/${ROUNDS} done`);
     }
   } finally {
@@ -214,22 +280,39 @@ async function main() {
     await connection.close();
   }
 
-  const rate = (ms: number[]) => Math.round(MESSAGES / (median(ms) / 1000));
-  const happy = rate(results.wrapperHappy) / rate(results.rawConsume);
-  const failure = rate(results.wrapperFailure) / rate(results.rawPublish);
-  console.log(`messages per run: ${MESSAGES}, rounds: ${ROUNDS}, prefetch ${PREFETCH}, medians`);
-  console.log(`happy path   raw consume+ack        ${rate(results.rawConsume)} msg/s`);
-  console.log(
-    `             consumeWithRetries     ${rate(results.wrapperHappy)} msg/s   ratio ${happy.toFixed(2)} (target >= 0.9)`,
-  );
-  console.log(`failure path raw confirmed publish  ${rate(results.rawPublish)} msg/s`);
-  console.log(
-    `             same work by hand      ${rate(results.rawRoute)} msg/s   ratio ${(rate(results.rawRoute) / rate(results.rawPublish)).toFixed(2)}`,
-  );
-  console.log(
-    `             consumeWithRetries     ${rate(results.wrapperFailure)} msg/s   ratio ${failure.toFixed(2)} (target >= 0.5)`,
-  );
-  console.log(JSON.stringify({ messages: MESSAGES, rounds: ROUNDS, ms: results }));
+  const rate = (ms: number) => MESSAGES / (ms / 1000);
+  const spread = (values: number[]) =>
+    `median ${median(values).toFixed(2)}, range ${Math.min(...values).toFixed(2)}–${Math.max(...values).toFixed(2)}`;
+  const ratios = (line: Line, base: Line) =>
+    results[line].map((run, index) => rate(run.ms) / rate(results[base][index]?.ms ?? Number.NaN));
+  console.log(`messages per run: ${MESSAGES}, rounds: ${ROUNDS}, prefetch ${PREFETCH}`);
+  for (const line of order) {
+    const runs = results[line];
+    console.log(
+      `${line.padEnd(15)} ${Math.round(rate(median(runs.map((run) => run.ms))))
+        .toString()
+        .padStart(7)} msg/s (median)  Node CPU ${median(runs.map((run) => run.cpuUs)).toFixed(1)} µs/msg`,
+    );
+  }
+  if (!only) {
+    console.log(
+      `happy:   consumeWithRetries / raw consume+ack, per round: ${spread(ratios('wrapperHappy', 'rawConsume'))}`,
+    );
+    console.log(
+      `failure: consumeWithRetries / hand-written retry loop, per round: ${spread(ratios('wrapperFailure', 'handRetry'))}`,
+    );
+    console.log(
+      `failure: consumeWithRetries / bare loop (no handler), per round: ${spread(ratios('wrapperFailure', 'rawRoute'))}`,
+    );
+    console.log(
+      `failure: hand-written retry loop / bare loop, per round: ${spread(ratios('handRetry', 'rawRoute'))}`,
+    );
+    const cpu = (line: Line) => median(results[line].map((run) => run.cpuUs));
+    console.log(
+      `Node CPU per message: consumeWithRetries / hand-written retry loop ${(cpu('wrapperFailure') / cpu('handRetry')).toFixed(2)}, / bare loop ${(cpu('wrapperFailure') / cpu('rawRoute')).toFixed(2)}`,
+    );
+  }
+  console.log(JSON.stringify({ messages: MESSAGES, rounds: ROUNDS, results }));
 }
 
 main().catch((error) => {
