@@ -50,10 +50,28 @@ export default defineConfig({
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
+          exclude: ['test/e2e/rabbitmq43-stack.test.ts'],
           // Each step runs `pulumi` (5–15 s here) or waits for broker TTLs; a loaded CI machine is slower.
           testTimeout: 300_000,
           hookTimeout: 300_000,
           fileParallelism: false,
+        },
+      },
+      {
+        // A quorum-delayed-retry stack through the real engine on RabbitMQ 4.3 (scripts/rabbitmq4.sh),
+        // after the ci stack.
+        test: {
+          name: 'e2e-rabbitmq-4.3',
+          include: ['test/e2e/rabbitmq43-stack.test.ts'],
+          env: {
+            RABBITMQ_INSTANCE: '4.3',
+            RABBITMQ_URL: 'amqp://guest:guest@127.0.0.1:5743',
+            RABBITMQ_MANAGEMENT_URL: 'http://127.0.0.1:15743',
+          },
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 3 },
         },
       },
     ],

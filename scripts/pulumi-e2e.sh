@@ -100,4 +100,4 @@ trap cleanup EXIT
 trap 'exit 130' INT
 trap 'exit 143' TERM
 
-npx vitest run --project e2e "$@"
+npx vitest run --project e2e --project e2e-rabbitmq-4.3 "$@"

@@ -70,11 +70,16 @@ function shellQuote(value: string): string {
   return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
-export async function createWorkspace(engine: Engine, root: string): Promise<Workspace> {
+export async function createWorkspace(engine: Engine, root: string, stack = STACK): Promise<Workspace> {
   const given = process.env.RETRY_TOPOLOGY_E2E_DIR;
-  const dir = given || mkdtempSync(join(tmpdir(), 'retry-topology-e2e-'));
+  // scripts/pulumi-e2e.sh's cleanup knows the ci stack's directory; another stack gets one beside it.
+  const dir = given
+    ? stack === STACK
+      ? given
+      : mkdtempSync(join(given, `${stack}-`))
+    : mkdtempSync(join(tmpdir(), 'retry-topology-e2e-'));
   try {
-    return await populate(engine, root, dir);
+    return await populate(engine, root, dir, stack);
   } catch (error) {
     // Nothing is provisioned before the workspace exists: the directory can go.
     if (!given) rmSync(dir, { recursive: true, force: true });
@@ -82,7 +87,7 @@ export async function createWorkspace(engine: Engine, root: string): Promise<Wor
   }
 }
 
-async function populate(engine: Engine, root: string, dir: string): Promise<Workspace> {
+async function populate(engine: Engine, root: string, dir: string, stack: string): Promise<Workspace> {
   const project = join(dir, 'project');
   const prefix = `e2e-${randomBytes(3).toString('hex')}`;
   mkdirSync(join(project, 'stacks'), { recursive: true });
@@ -94,11 +99,11 @@ async function populate(engine: Engine, root: string, dir: string): Promise<Work
     symlinkSync(join(root, entry), join(project, entry));
   }
 
-  const config = parseDocument(readFileSync(join(root, 'stacks', `Pulumi.${STACK}.yaml`), 'utf8'));
+  const config = parseDocument(readFileSync(join(root, 'stacks', `Pulumi.${stack}.yaml`), 'utf8'));
   const listed: unknown = (config.toJS() as { config?: Record<string, unknown> }).config?.[
     'retry-topology:policies'
   ];
-  if (!Array.isArray(listed)) throw new Error(`stacks/Pulumi.${STACK}.yaml lists no retry-topology:policies`);
+  if (!Array.isArray(listed)) throw new Error(`stacks/Pulumi.${stack}.yaml lists no retry-topology:policies`);
   const originals = (listed as string[]).map((file) =>
     prefixPolicy(readFileSync(isAbsolute(file) ? file : join(root, file), 'utf8'), prefix),
   );
@@ -108,7 +113,7 @@ async function populate(engine: Engine, root: string, dir: string): Promise<Work
   for (const [index, file] of policyFiles.entries()) writeFileSync(file, originals[index] ?? '');
   // The program takes absolute policy paths as they are (infra/plans.ts).
   config.setIn(['config', 'retry-topology:policies'], policyFiles);
-  writeFileSync(join(project, 'stacks', `Pulumi.${STACK}.yaml`), config.toString());
+  writeFileSync(join(project, 'stacks', `Pulumi.${stack}.yaml`), config.toString());
 
   const pulumiEnv: Record<string, string> = {
     PULUMI_BACKEND_URL: `file://${join(dir, 'state')}`,
@@ -142,8 +147,8 @@ async function populate(engine: Engine, root: string, dir: string): Promise<Work
       ]);
     }
   }
-  await pulumi(['stack', 'init', STACK]);
-  await pulumi(['config', 'set', '--secret', 'rabbitmq:password', 'guest', '--stack', STACK]);
+  await pulumi(['stack', 'init', stack]);
+  await pulumi(['config', 'set', '--secret', 'rabbitmq:password', 'guest', '--stack', stack]);
 
   return {
     dir,
