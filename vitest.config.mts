@@ -14,6 +14,10 @@ export default defineConfig({
           exclude: ['test/integration/**', 'test/e2e/**'],
           // Some tests load the built package (dist/) the way users do.
           globalSetup: ['test/support/build-once.ts'],
+          // Property runs, Pulumi mocks and child Node processes take seconds each; on a loaded
+          // 2-core CI machine vitest's 5 s default fails them for being slow, not wrong.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
         },
       },
       {
