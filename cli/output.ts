@@ -1,29 +1,56 @@
-import { formatIssue, type Issue, sortIssues } from '../policy';
+import { formatIssue, type Issue, printable, sortIssues } from '../policy';
 
-/** The CLI's one place for writing; tests capture it instead of process.stdout. */
+/** The CLI's one place for reading input and writing; tests pass their own instead of the process's. */
 export interface Output {
   out(text: string): void;
   err(text: string): void;
+  /** Standard input, for the `-` input. */
+  stdin?(): Promise<Uint8Array>;
+}
+
+async function readProcessStdin(): Promise<Uint8Array> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks);
 }
 
 export const processOutput: Output = {
   out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
   err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  stdin: readProcessStdin,
 };
 
-export function printIssues(output: Output, issues: readonly Issue[]): void {
-  for (const found of sortIssues(issues)) {
-    const mark = found.severity === 'error' ? '✖' : '⚠';
-    output.err(`${mark} ${formatIssue(found)}`);
-  }
+/**
+ * Every byte the CLI writes passes here: a control character that slipped through a formatter
+ * (an ESC from a policy value, a bidi override) is written as an escape, never raw. Our own
+ * output uses only "\n" among them. JSON output is already escaped the same way (safeJson).
+ */
+export function safeOutput(output: Output): Output {
+  return {
+    out: (text) => output.out(printable(text, '\n')),
+    err: (text) => output.err(printable(text, '\n')),
+    ...(output.stdin ? { stdin: output.stdin.bind(output) } : {}),
+  };
 }
+
+const MARK = { error: '✖', warning: '⚠', note: 'ℹ' } as const;
+
+export function printIssues(output: Output, issues: readonly Issue[]): void {
+  for (const found of sortIssues(issues)) output.err(`${MARK[found.severity]} ${formatIssue(found)}`);
+}
+
+export const plural = (count: number, word: string, words = `${word}s`) =>
+  `${count.toLocaleString('en-US')} ${count === 1 ? word : words}`;
 
 export function summary(issues: readonly Issue[]): string {
-  const errors = issues.filter((found) => found.severity === 'error').length;
-  const warnings = issues.length - errors;
-  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? '' : 's'}`;
-  return `${plural(errors, 'error')}, ${plural(warnings, 'warning')}`;
+  const count = (severity: Issue['severity']) => issues.filter((found) => found.severity === severity).length;
+  const notes = count('note');
+  return [
+    plural(count('error'), 'error'),
+    plural(count('warning'), 'warning'),
+    ...(notes ? [plural(notes, 'note')] : []),
+  ].join(', ');
 }
 
-/** Exit codes: 0 fine, 1 the policy has errors, 2 the command line is wrong. */
+/** Exit codes: 0 fine, 1 the policy has errors, 2 the command line is wrong, 3 a bug of ours. */
 export const EXIT = { ok: 0, invalid: 1, usage: 2, internal: 3 } as const;

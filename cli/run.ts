@@ -4,10 +4,12 @@ import { RENDER_USAGE, renderCommand } from './commands/render';
 import { SCHEMA_USAGE, schemaCommand } from './commands/schema';
 import { SIMULATE_USAGE, simulateCommand } from './commands/simulate';
 import { VALIDATE_USAGE, validateCommand } from './commands/validate';
-import { EXIT, type Output } from './output';
+import { EXIT, type Output, safeOutput } from './output';
+import { packageVersion } from './version';
 
 type Command = (args: string[], output: Output) => Promise<number>;
 
+/** Every command, by name. A new command is one entry here and one file in commands/. */
 const COMMANDS: Record<string, { run: Command; usage: string }> = {
   validate: { run: validateCommand, usage: VALIDATE_USAGE },
   plan: { run: planCommand, usage: PLAN_USAGE },
@@ -18,21 +20,27 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
 };
 
 export function usage(): string {
-  return ['retry-topology <command>', '', ...Object.values(COMMANDS).map((command) => command.usage)].join(
-    '\n\n',
-  );
+  return [
+    'retry-topology <command>   (retry-topology --version prints the version)',
+    ...Object.values(COMMANDS).map((command) => command.usage),
+  ].join('\n\n');
 }
 
 /** Runs one command line. Never throws: user mistakes get a message and an exit code. */
-export async function run(argv: string[], output: Output): Promise<number> {
+export async function run(argv: string[], raw: Output): Promise<number> {
+  const output = safeOutput(raw);
   const [name, ...args] = argv;
+  if (name === '--version' || name === '-V' || name === 'version') {
+    output.out(packageVersion());
+    return EXIT.ok;
+  }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
     output.out(usage());
     return name ? EXIT.ok : EXIT.usage;
   }
   const command = COMMANDS[name];
   if (!command) {
-    output.err(`✖ unknown command "${name}"\n\n${usage()}`);
+    output.err(`✖ unknown command ${JSON.stringify(name)}\n\n${usage()}`);
     return EXIT.usage;
   }
   if (args.includes('--help') || args.includes('-h')) {

@@ -4,8 +4,12 @@
  */
 
 export const ISSUE_CODES = {
-  // The file and its shape.
+  // The inputs and the file.
+  'no-policy-files': 'error',
+  'not-a-policy': 'note',
   'file-unreadable': 'error',
+  'file-too-large': 'error',
+  'invalid-encoding': 'error',
   'yaml-syntax': 'error',
   'no-policy': 'error',
   required: 'error',
@@ -31,6 +35,7 @@ export const ISSUE_CODES = {
   // Classification and handler.
   'non-idempotent-retry': 'error',
   'unknown-errors-transient': 'warning',
+  'transient-client-error': 'warning',
   'no-transient-rules': 'warning',
   'ordering-not-kept': 'error',
   // Broker targets.
@@ -48,10 +53,21 @@ export const ISSUE_CODES = {
   'name-invalid': 'error',
   'name-too-long': 'error',
   'name-collision': 'error',
+  // Reviewed exceptions.
+  'acknowledgement-unused': 'warning',
 } as const;
 
 export type IssueCode = keyof typeof ISSUE_CODES;
-export type Severity = 'error' | 'warning';
+/**
+ * error: fails validate and stops derivePlan. warning: fails only validate --strict. note: said,
+ * never fails (a file that is not a policy, a warning the policy acknowledges with a reason).
+ */
+export type Severity = 'error' | 'warning' | 'note';
+
+/** Warnings a policy may acknowledge in spec.acknowledge (turning them into notes). */
+export const WARNING_CODES = (Object.keys(ISSUE_CODES) as IssueCode[]).filter(
+  (code) => ISSUE_CODES[code] === 'warning' && code !== 'acknowledgement-unused',
+);
 
 export function severityOf(code: IssueCode): Severity {
   return ISSUE_CODES[code];

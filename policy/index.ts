@@ -1,8 +1,19 @@
 /** Public API of the policy core: policy → validated Policy → RetryPlan. */
-export { ISSUE_CODES, type IssueCode, type Severity } from './codes';
+export { ISSUE_CODES, type IssueCode, type Severity, WARNING_CODES } from './codes';
 export { formatDuration, parseDuration, toIso8601 } from './duration';
 export * from './input';
-export { formatIssue, formatPath, hasErrors, type Issue, PolicyError, sortIssues } from './issues';
+export {
+  compareText,
+  formatIssue,
+  formatLocation,
+  formatPath,
+  hasErrors,
+  hasWarnings,
+  type Issue,
+  type IssuePath,
+  PolicyError,
+  sortIssues,
+} from './issues';
 export { policyJsonSchema } from './json-schema';
 export {
   checkDocument,
@@ -11,9 +22,12 @@ export {
   type LoadResult,
   loadPolicyFiles,
   loadPolicyText,
+  MAX_FILE_BYTES,
+  type PolicyFile,
 } from './load';
 export { parsePolicy } from './parse';
 export { derivePlan } from './plan/derive';
 export type * from './plan/types';
 export { PLAN_VERSION } from './plan/types';
+export { hasUnsafeCharacters, printable, safeJson } from './printable';
 export type * from './types';

@@ -94,6 +94,8 @@ export type PolicySpecInput = {
   amplificationBudget?: number;
   ordering?: 'none' | 'per-key';
   idempotency: { idempotent: boolean; key?: string };
+  /** Warnings reviewed and accepted: `code` is a warning's code (see WARNING_CODES), `reason` why. */
+  acknowledge?: Array<{ code: string; reason: string }>;
   targets: {
     rabbitmq?: RabbitTargetInput;
     kafka?: KafkaTargetInput;

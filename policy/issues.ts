@@ -1,4 +1,5 @@
 import { type IssueCode, type Severity, severityOf } from './codes';
+import { printable } from './printable';
 
 export type IssuePath = ReadonlyArray<string | number>;
 
@@ -17,45 +18,70 @@ export interface Issue {
   column?: number;
   /** The policy's metadata.name when it is known. */
   policy?: string;
+  /** A warning the policy acknowledges (spec.acknowledge): the reason given; severity is then note. */
+  acknowledged?: string;
 }
 
 export function issue(code: IssueCode, path: IssuePath, message: string): Issue {
   return { code, severity: severityOf(code), path, message };
 }
 
-/** "spec.backoff.delays[2]" */
+/** A key that is not a plain word is quoted, so an unknown key cannot pose as a path. */
+const PLAIN_KEY = /^[A-Za-z_$][\w$-]*$/;
+
+/** "spec.backoff.delays[2]", `spec["odd key"]` */
 export function formatPath(path: IssuePath): string {
   let out = '';
   for (const part of path) {
     if (typeof part === 'number') out += `[${part}]`;
+    else if (!PLAIN_KEY.test(part)) out += `[${JSON.stringify(part)}]`;
     else out += out === '' ? part : `.${part}`;
   }
-  return out === '' ? '(document)' : out;
+  return out === '' ? '(document)' : printable(out);
 }
 
-/** `policies/billing.yaml:12:7 spec.backoff.initial: expected …, got "fast" [invalid-duration]` */
+/** Where a finding is: `policies/billing.yaml:12:7`, or just the file. */
+export function formatLocation(found: Issue): string {
+  if (!found.file) return '';
+  return `${printable(found.file)}${found.line === undefined ? '' : `:${found.line}:${found.column ?? 1}`}`;
+}
+
+/**
+ * `policies/billing.yaml:12:7 spec.backoff.initial: expected …, got "fast" [error invalid-duration]`.
+ * One line whatever the policy holds: text from the file is escaped (printable).
+ */
 export function formatIssue(found: Issue): string {
-  const where = found.file
-    ? `${found.file}${found.line === undefined ? '' : `:${found.line}:${found.column ?? 1}`} `
-    : '';
-  const mark = found.severity === 'error' ? 'error' : 'warning';
-  return `${where}${formatPath(found.path)}: ${found.message} [${mark} ${found.code}]`;
+  const where = found.file ? `${formatLocation(found)} ` : '';
+  const acknowledged = found.acknowledged ? `; acknowledged: ${JSON.stringify(found.acknowledged)}` : '';
+  return `${where}${formatPath(found.path)}: ${printable(found.message + acknowledged)} [${found.severity} ${found.code}]`;
 }
 
 export function hasErrors(found: readonly Issue[]): boolean {
   return found.some((each) => each.severity === 'error');
 }
 
-/** Errors first, then by file, line and column, so output is stable. */
+/** Findings that fail `validate --strict`: errors and warnings, not notes. */
+export function hasWarnings(found: readonly Issue[]): boolean {
+  return found.some((each) => each.severity === 'warning');
+}
+
+/** By code unit: the same order on every machine, whatever its locale. */
+export function compareText(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+const RANK = { error: 0, warning: 1, note: 2 } as const;
+
+/** Errors first, then warnings, then notes; within each by file, line and column, so output is stable. */
 export function sortIssues(found: readonly Issue[]): Issue[] {
-  const rank = (each: Issue) => (each.severity === 'error' ? 0 : 1);
+  const rank = (each: Issue) => RANK[each.severity];
   return [...found].sort(
     (a, b) =>
       rank(a) - rank(b) ||
-      (a.file ?? '').localeCompare(b.file ?? '') ||
+      compareText(a.file ?? '', b.file ?? '') ||
       (a.line ?? 0) - (b.line ?? 0) ||
       (a.column ?? 0) - (b.column ?? 0) ||
-      formatPath(a.path).localeCompare(formatPath(b.path)),
+      compareText(formatPath(a.path), formatPath(b.path)),
   );
 }
 

@@ -1,6 +1,9 @@
-import { readFile } from 'node:fs/promises';
-import { type Document, LineCounter, parseAllDocuments } from 'yaml';
-import type { PolicyInput } from './input';
+import { open } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { type Document, isAlias, LineCounter, parseAllDocuments, visit } from 'yaml';
+import { crossPolicyIssues, type Locator } from './cross-policy';
+import { decodePolicyBytes } from './decode';
+import { API_VERSION, type PolicyInput } from './input';
 import { type Issue, issue, type SourceText } from './issues';
 import { locate } from './locate';
 import { normalizePolicy } from './normalize';
@@ -19,12 +22,31 @@ export interface LoadedPolicy {
 export interface LoadResult {
   /** Policies that passed the schema (they may still carry rule errors in `issues`). */
   policies: LoadedPolicy[];
-  /** Every finding, errors and warnings, with file, line and column. */
+  /** Every finding, errors, warnings and notes, with file, line and column. */
   issues: Issue[];
+}
+
+/** One input of loadPolicyFiles: a path, or a named text (standard input, a git revision). */
+export interface PolicyFile {
+  /** The name findings carry. Read from disk when `content` is left out. */
+  file: string;
+  content?: Uint8Array | string;
+  /**
+   * Found by a directory or glob search rather than named: a YAML document that is not a retry
+   * policy (no `kind: RetryPolicy`, no `apiVersion: retry-topology/…`) is skipped with a note
+   * instead of failing, so a Pulumi.yaml or a Kubernetes manifest beside the policies is fine.
+   */
+  found?: boolean;
 }
 
 /** A YAML alias bomb stops here instead of expanding without end. */
 const MAX_ALIASES = 100;
+/** A policy file is a few kilobytes; a thousand policies in one file are about one megabyte. */
+export const MAX_FILE_BYTES = 4 * 1024 * 1024;
+/** Past this many YAML errors in one file the rest say nothing new. */
+const MAX_YAML_ERRORS = 10;
+/** Files read at once: enough to keep the disk busy, well under any open-file limit. */
+const READ_CONCURRENCY = 32;
 
 /** Schema and rule checks for one document, as data; the object API and the loader share it. */
 export function checkDocument(input: unknown, written?: SourceText): { policy?: Policy; issues: Issue[] } {
@@ -34,20 +56,66 @@ export function checkDocument(input: unknown, written?: SourceText): { policy?: 
   return { policy, issues: checkRules(policy) };
 }
 
-function positioned(found: Issue, document: Document, lines: LineCounter, file: string): Issue {
-  const position = locate(document, lines, found.path, found.code === 'unknown-key' ? 'key' : 'value');
-  return { ...found, file, ...(position ? { line: position.line, column: position.column } : {}) };
+/** A document that means to be a retry policy, rightly or wrongly written. */
+function claimsPolicy(input: unknown): boolean {
+  if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
+  const { kind, apiVersion } = input as Record<string, unknown>;
+  return (
+    kind === 'RetryPolicy' || (typeof apiVersion === 'string' && apiVersion.startsWith('retry-topology/'))
+  );
 }
 
-/** Parses one file's text: one policy per YAML document ("---" separates them). */
-export function loadPolicyText(text: string, file = '<input>'): LoadResult {
+/** The same test on text YAML could not parse: a broken policy still says what it is. */
+const CLAIMS_POLICY_TEXT = /^\s*(kind:\s*["']?RetryPolicy\b|apiVersion:\s*["']?retry-topology\/)/m;
+
+function skipped(file: string, line: number, what: string): Issue {
+  return {
+    ...issue(
+      'not-a-policy',
+      [],
+      `skipped: ${what}, not a retry policy (no kind: RetryPolicy, no apiVersion: ${API_VERSION})`,
+    ),
+    file,
+    line,
+    column: 1,
+  };
+}
+
+/** Where an alias that names no earlier anchor is (an anchor never crosses "---"). */
+function unresolvedAlias(document: Document, lines: LineCounter): { line: number; col: number } | undefined {
+  let at: number | undefined;
+  visit(document, {
+    Alias(_key, node) {
+      if (isAlias(node) && node.resolve(document) === undefined) {
+        at = node.range?.[0];
+        return visit.BREAK;
+      }
+      return undefined;
+    },
+  });
+  return at === undefined ? undefined : lines.linePos(at);
+}
+
+interface Parsed extends LoadResult {
+  locators: Map<LoadedPolicy, Locator>;
+}
+
+function parseText(text: string, file: string, found: boolean): Parsed {
   const lines = new LineCounter();
   const documents = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
-  const result: LoadResult = { policies: [], issues: [] };
+  const result: Parsed = { policies: [], issues: [], locators: new Map() };
   const list = Array.isArray(documents) ? documents : [];
+  let yamlErrors = 0;
   for (const document of list) {
+    const start = lines.linePos(document.contents?.range?.[0] ?? document.range[0]).line;
     if (document.errors.length > 0) {
+      if (found && !CLAIMS_POLICY_TEXT.test(text)) {
+        result.issues.push(skipped(file, start, 'YAML this tool cannot read'));
+        continue;
+      }
       for (const error of document.errors) {
+        yamlErrors++;
+        if (yamlErrors > MAX_YAML_ERRORS) continue;
         const at = lines.linePos(error.pos[0]);
         result.issues.push({
           ...issue('yaml-syntax', [], error.message.split('\n')[0] ?? 'invalid YAML'),
@@ -63,13 +131,42 @@ export function loadPolicyText(text: string, file = '<input>'): LoadResult {
     try {
       input = document.toJS({ maxAliasCount: MAX_ALIASES });
     } catch (error) {
-      result.issues.push({ ...issue('yaml-syntax', [], (error as Error).message), file });
+      const at = unresolvedAlias(document, lines) ?? { line: start, col: 1 };
+      result.issues.push({
+        ...issue('yaml-syntax', [], (error as Error).message),
+        file,
+        line: at.line,
+        column: at.col,
+      });
       continue;
     }
-    const start = lines.linePos(document.contents.range?.[0] ?? 0).line;
-    const checked = checkDocument(input, (path) => locate(document, lines, path, 'value')?.source);
-    result.issues.push(...checked.issues.map((found) => positioned(found, document, lines, file)));
-    if (checked.policy) result.policies.push({ policy: checked.policy, file, line: start });
+    if (found && !claimsPolicy(input)) {
+      result.issues.push(skipped(file, start, list.length > 1 ? 'a YAML document' : 'a YAML file'));
+      continue;
+    }
+    const locator: Locator = (path, at = 'value') => locate(document, lines, path, at);
+    const checked = checkDocument(input, (path) => locator(path)?.source);
+    for (const finding of checked.issues) {
+      const position = locator(finding.path, finding.code === 'unknown-key' ? 'key' : 'value');
+      result.issues.push({
+        ...finding,
+        file,
+        ...(position ? { line: position.line, column: position.column } : { line: start, column: 1 }),
+      });
+    }
+    if (checked.policy) {
+      const loaded = { policy: checked.policy, file, line: start };
+      result.policies.push(loaded);
+      result.locators.set(loaded, locator);
+    }
+  }
+  if (yamlErrors > MAX_YAML_ERRORS) {
+    result.issues.push({
+      ...issue('yaml-syntax', [], `${yamlErrors - MAX_YAML_ERRORS} more YAML errors in this file not shown`),
+      file,
+      line: lines.linePos(text.length).line,
+      column: 1,
+    });
   }
   if (list.length === 0 || (result.policies.length === 0 && result.issues.length === 0)) {
     result.issues.push({
@@ -82,41 +179,104 @@ export function loadPolicyText(text: string, file = '<input>'): LoadResult {
   return result;
 }
 
-/** Loads files; also reports a policy name used twice across all of them. */
-export async function loadPolicyFiles(files: readonly string[]): Promise<LoadResult> {
+/** Parses one file's text: one policy per YAML document ("---" separates them). */
+export function loadPolicyText(
+  text: string,
+  file = '<input>',
+  options: { found?: boolean } = {},
+): LoadResult {
+  const { policies, issues, locators } = parseText(text, file, options.found ?? false);
+  issues.push(...crossPolicyIssues(policies, locators));
+  return { policies, issues };
+}
+
+/** The file's bytes, refused early when it is too large to be a policy file. */
+async function readBytes(file: string): Promise<Uint8Array | Issue> {
+  let handle: Awaited<ReturnType<typeof open>> | undefined;
+  try {
+    handle = await open(file, 'r');
+    const { size } = await handle.stat();
+    if (size > MAX_FILE_BYTES) {
+      const megabytes = (size / 1024 / 1024).toFixed(1);
+      return {
+        ...issue(
+          'file-too-large',
+          [],
+          `the file is ${megabytes} MiB; a policy file is at most ${MAX_FILE_BYTES / 1024 / 1024} MiB`,
+        ),
+        file,
+        line: 1,
+        column: 1,
+      };
+    }
+    return await handle.readFile();
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    return { ...issue('file-unreadable', [], `cannot read the file (${reason})`), file };
+  } finally {
+    await handle?.close();
+  }
+}
+
+function parseFile(input: PolicyFile, bytes: Uint8Array | string | Issue): Parsed {
+  const empty = (issues: Issue[]): Parsed => ({ policies: [], issues, locators: new Map() });
+  if (typeof bytes === 'object' && !(bytes instanceof Uint8Array)) return empty([bytes]);
+  if (typeof bytes !== 'string' && bytes.byteLength > MAX_FILE_BYTES)
+    return empty([
+      {
+        ...issue('file-too-large', [], `the input is over ${MAX_FILE_BYTES / 1024 / 1024} MiB`),
+        file: input.file,
+      },
+    ]);
+  const decoded = typeof bytes === 'string' ? { text: bytes } : decodePolicyBytes(bytes, input.file);
+  if ('issue' in decoded) return empty([decoded.issue]);
+  return parseText(decoded.text, input.file, input.found ?? false);
+}
+
+/** Runs `work` over `items` with at most `limit` at a time, results in order. */
+async function mapLimited<T, R>(
+  items: readonly T[],
+  limit: number,
+  work: (item: T) => Promise<R>,
+): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+/**
+ * Loads files (read concurrently); then checks what no single policy can: a policy name used
+ * twice, and broker entities two policies would both own (cross-policy.ts). A file named twice
+ * is read once.
+ */
+export async function loadPolicyFiles(files: ReadonlyArray<string | PolicyFile>): Promise<LoadResult> {
+  const seen = new Set<string>();
+  const inputs: PolicyFile[] = [];
+  for (const each of files) {
+    const input = typeof each === 'string' ? { file: each } : each;
+    const key = input.content === undefined ? resolve(input.file) : `\u0000${input.file}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    inputs.push(input);
+  }
+  const parsed = await mapLimited(inputs, READ_CONCURRENCY, async (input) =>
+    parseFile(input, input.content ?? (await readBytes(input.file))),
+  );
   const result: LoadResult = { policies: [], issues: [] };
-  for (const file of files) {
-    let text: string;
-    try {
-      text = await readFile(file, 'utf8');
-    } catch (error) {
-      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      result.issues.push({ ...issue('file-unreadable', [], `cannot read the file (${reason})`), file });
-      continue;
-    }
-    const loaded = loadPolicyText(text, file);
-    result.policies.push(...loaded.policies);
-    result.issues.push(...loaded.issues);
+  const locators = new Map<LoadedPolicy, Locator>();
+  for (const each of parsed) {
+    result.policies.push(...each.policies);
+    result.issues.push(...each.issues);
+    for (const [loaded, locator] of each.locators) locators.set(loaded, locator);
   }
-  const firstSeen = new Map<string, LoadedPolicy>();
-  for (const loaded of result.policies) {
-    const earlier = firstSeen.get(loaded.policy.name);
-    if (!earlier) {
-      firstSeen.set(loaded.policy.name, loaded);
-      continue;
-    }
-    result.issues.push({
-      ...issue(
-        'duplicate-policy-name',
-        ['metadata', 'name'],
-        `policy "${loaded.policy.name}" is already defined at ${earlier.file}:${earlier.line}`,
-      ),
-      file: loaded.file,
-      line: loaded.line,
-      column: 1,
-      policy: loaded.policy.name,
-    });
-  }
+  result.issues.push(...crossPolicyIssues(result.policies, locators));
   return result;
 }
 

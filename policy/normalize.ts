@@ -1,3 +1,4 @@
+import type { IssueCode } from './codes';
 import { parseDuration } from './duration';
 import type { PolicyDocument } from './schema';
 import type { KafkaTarget, Policy, RabbitTarget, ServiceBusTarget } from './types';
@@ -98,6 +99,7 @@ export function normalizePolicy(doc: PolicyDocument): Policy {
     amplificationBudget: spec.amplificationBudget,
     ordering: spec.ordering,
     idempotency: spec.idempotency,
+    acknowledge: spec.acknowledge.map(({ code, reason }) => ({ code: code as IssueCode, reason })),
     targets,
   };
 }

@@ -123,6 +123,14 @@ function convert(zodIssue: ZodIssue, schema: ZodType, document: unknown, written
     }
     case 'invalid_value': {
       const values = zodIssue.values;
+      if (input === undefined)
+        return [
+          issue(
+            'required',
+            path,
+            `required: expected ${values.length === 1 ? quoteAll(values) : `one of ${quoteAll(values)}`}, got nothing`,
+          ),
+        ];
       const suggestion =
         typeof input === 'string'
           ? closest(

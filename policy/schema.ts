@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { WARNING_CODES } from './codes';
 import { parseDuration } from './duration';
 import { API_VERSION, type PolicyInput } from './input';
 
@@ -115,8 +116,9 @@ const rabbitmqTarget = z.strictObject({
     .boolean()
     .default(false)
     .meta({ description: 'Provision the source exchange too. Leave false when the producer owns it.' }),
-  routingKey: z.string().max(255).meta({
-    description: 'The binding key from the source exchange to the main queue, e.g. "order.placed".',
+  routingKey: z.string().meta({
+    description:
+      'The binding key from the source exchange to the main queue, e.g. "order.placed": at most 255 bytes of UTF-8 (an AMQP shortstr).',
   }),
   queue: entityName()
     .optional()
@@ -359,6 +361,23 @@ export const PolicySchema = z
             key: z.string().min(1).optional().meta({ description: 'What the handler deduplicates by.' }),
           })
           .meta({ description: 'Retries repeat deliveries: say how the handler survives that.' }),
+        acknowledge: z
+          .array(
+            z.strictObject({
+              code: z
+                .enum(WARNING_CODES as [string, ...string[]])
+                .meta({ description: 'The warning reviewed and accepted, e.g. "no-jitter".' }),
+              reason: z.string().regex(/\S/).meta({
+                description: 'Why it is acceptable here: shown with the finding in validate, plan and diff.',
+              }),
+            }),
+          )
+          .default([])
+          .meta({
+            description:
+              'Warnings reviewed and accepted for this policy. Each becomes a note carrying its reason, so ' +
+              '`validate --strict` passes; an acknowledgement whose warning no longer fires is itself a warning.',
+          }),
         targets: z
           .strictObject({
             rabbitmq: rabbitmqTarget

@@ -1,3 +1,5 @@
+import type { IssueCode } from './codes';
+
 /**
  * The normalised policy: every default applied, every duration in milliseconds with the unit in
  * its name. Rules and derivePlan read this; nothing downstream reads the raw document.
@@ -81,6 +83,8 @@ export interface Policy {
   amplificationBudget: number;
   ordering: 'none' | 'per-key';
   idempotency: { idempotent: boolean; key?: string };
+  /** Warnings reviewed and accepted (spec.acknowledge): each turns into a note with its reason. */
+  acknowledge: Array<{ code: IssueCode; reason: string }>;
   targets: {
     rabbitmq?: RabbitTarget;
     kafka?: KafkaTarget;

@@ -1,29 +1,45 @@
-import { parseArgs } from 'node:util';
+import { writeFile } from 'node:fs/promises';
+import { parseCommandArgs } from '../args';
 import { compareSides } from '../diff/compare';
 import { GitSourceError } from '../diff/git';
-import { diffMarkdown } from '../diff/markdown';
+import { DEFAULT_MAX_CHARS, diffMarkdown } from '../diff/markdown';
 import { loadSide, type Side } from '../diff/sources';
 import { EXIT, type Output } from '../output';
 
-export const DIFF_USAGE = `retry-topology diff <old> <new>
+export const DIFF_USAGE = `retry-topology diff <old> <new> [--full-report <file>] [--max-chars N]
 
   Compares two sets of policies and prints Markdown for a pull-request comment: policies added,
   removed or changed; each changed policy's attempt timeline before and after; maxAttempts,
   retry window, amplification and dead letter; new and resolved findings; and every broker
   resource change, flagged by risk (safe, caution, data loss).
-  Each side is a file, a directory, or git:<rev>:<path> (read with git; the path is from the
-  repository root). Exits 1 when <new> has errors that <old> did not.`;
+  Each side is a file, a directory, a glob, - (standard input) or git:<rev>:<path> (read with
+  git; the path is from the repository root). Everything from a policy is shown as code, never
+  as markup. The comment stays under --max-chars (default 60000; GitHub's limit is 65536): a
+  table of every changed policy first, then folded details and findings as they fit, and one
+  line counting what was left out. --full-report writes the whole diff, uncut, to a file.
+  Exits 1 when <new> has errors that <old> did not.`;
 
 export async function diffCommand(args: string[], output: Output): Promise<number> {
-  const { positionals } = parseArgs({ args, allowPositionals: true, options: {} });
+  const { values, positionals } = parseCommandArgs(args, {
+    'full-report': { type: 'string' },
+    'max-chars': { type: 'string' },
+  });
   const [oldSpec, newSpec] = positionals;
-  if (positionals.length !== 2 || !oldSpec || !newSpec) {
+  const maxChars = values['max-chars'] === undefined ? DEFAULT_MAX_CHARS : Number(values['max-chars']);
+  if (
+    positionals.length !== 2 ||
+    !oldSpec ||
+    !newSpec ||
+    !Number.isSafeInteger(maxChars) ||
+    maxChars < 2_000
+  ) {
     output.err(DIFF_USAGE);
     return EXIT.usage;
   }
+  const fullReport = values['full-report'];
   let sides: [Side, Side];
   try {
-    sides = [await loadSide(oldSpec), await loadSide(newSpec)];
+    sides = [await loadSide(oldSpec, output), await loadSide(newSpec, output)];
   } catch (error) {
     if (error instanceof GitSourceError) {
       output.err(`✖ ${error.message}`);
@@ -32,7 +48,16 @@ export async function diffCommand(args: string[], output: Output): Promise<numbe
     throw error;
   }
   const comparison = compareSides(...sides);
-  output.out(diffMarkdown(...sides, comparison));
+  if (fullReport !== undefined) {
+    try {
+      await writeFile(fullReport, diffMarkdown(...sides, comparison));
+    } catch (error) {
+      const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      output.err(`✖ cannot write the full report to ${fullReport} (${reason})`);
+      return EXIT.usage;
+    }
+  }
+  output.out(diffMarkdown(...sides, comparison, { maxChars, ...(fullReport ? { fullReport } : {}) }));
   if (comparison.newErrors > 0) {
     output.err(`✖ ${comparison.newErrors} new error${comparison.newErrors === 1 ? '' : 's'} in ${newSpec}`);
     return EXIT.invalid;

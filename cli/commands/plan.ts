@@ -1,22 +1,19 @@
-import { parseArgs } from 'node:util';
-import { derivePlan, hasErrors, loadPolicyFiles, type RetryPlan } from '../../policy';
+import { derivePlan, type RetryPlan, safeJson } from '../../policy';
+import { parseCommandArgs } from '../args';
 import type { TargetKey } from '../format/describe-plan';
 import { planMarkdown, planText } from '../format/plan-text';
-import { expandInputs } from '../inputs';
-import { EXIT, type Output, printIssues } from '../output';
+import { loadInputs } from '../load-inputs';
+import { EXIT, type Output } from '../output';
+import { noTarget, selectPolicies, targetOption } from '../select';
 
-export const PLAN_USAGE = `retry-topology plan <file> [--target rabbitmq|kafka|servicebus] [--format text|json|markdown] [--policy <name>]
+export const PLAN_USAGE = `retry-topology plan <file|dir|glob|-> [--target rabbitmq|kafka|servicebus] [--format text|json|markdown] [--policy <name>]
 
-  Prints what a policy becomes: the attempt timeline per target and every broker resource.
+  Prints what a policy becomes: the attempt timeline per target, every broker resource, where
+  dead letters end up, and the findings (acknowledged warnings with their reason).
   --format json prints the plan as the components and the runtime read it: one object, or an
-  array when the file holds several policies (narrow it with --policy).`;
+  array when the input holds several policies (narrow it with --policy). With --target, only
+  the policies that have that target (exit 2 if none has it).`;
 
-export const TARGET_NAMES: Record<string, TargetKey> = {
-  rabbitmq: 'rabbitmq',
-  kafka: 'kafka',
-  servicebus: 'serviceBus',
-  serviceBus: 'serviceBus',
-};
 const FORMATS = ['text', 'json', 'markdown'] as const;
 
 function only(plan: RetryPlan, target: TargetKey | undefined): RetryPlan {
@@ -26,37 +23,41 @@ function only(plan: RetryPlan, target: TargetKey | undefined): RetryPlan {
 }
 
 export async function planCommand(args: string[], output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      target: { type: 'string' },
-      format: { type: 'string', default: 'text' },
-      policy: { type: 'string' },
-    },
+  const { values, positionals } = parseCommandArgs(args, {
+    target: { type: 'string' },
+    format: { type: 'string', default: 'text' },
+    policy: { type: 'string' },
   });
   const format = FORMATS.find((name) => name === values.format);
-  const target = values.target === undefined ? undefined : TARGET_NAMES[values.target];
-  if (positionals.length !== 1 || !format || (values.target !== undefined && !target)) {
+  const [input] = positionals;
+  if (positionals.length !== 1 || !input || !format) {
     output.err(PLAN_USAGE);
     return EXIT.usage;
   }
-  const { policies, issues } = await loadPolicyFiles(await expandInputs(positionals));
-  if (hasErrors(issues)) {
-    printIssues(output, issues);
-    return EXIT.invalid;
-  }
-  const chosen = values.policy ? policies.filter((loaded) => loaded.policy.name === values.policy) : policies;
-  if (chosen.length === 0) {
-    output.err(`✖ no policy named "${values.policy}" in ${positionals[0]}`);
+  const target = targetOption(values.target, output);
+  if (typeof target === 'number') return target;
+  const chosen = selectPolicies(await loadInputs(positionals, output), input, values.policy, output);
+  if (typeof chosen === 'number') return chosen;
+  const all = chosen.map((loaded) => derivePlan(loaded.policy));
+  const plans = target ? all.filter((plan) => plan.targets[target]) : all;
+  if (plans.length === 0) {
+    output.err(
+      all.length === 1 && all[0]
+        ? noTarget(all[0], target)
+        : `✖ no policy in ${input} has a ${target} target`,
+    );
     return EXIT.usage;
   }
-  const plans = chosen.map((loaded) => only(derivePlan(loaded.policy), target));
+  if (plans.length < all.length) {
+    const left = all.filter((plan) => !plans.includes(plan)).map((plan) => JSON.stringify(plan.policy));
+    output.err(`ℹ left out, without a ${target} target: ${left.join(', ')}`);
+  }
+  const shown = plans.map((plan) => only(plan, target));
   if (format === 'json') {
-    output.out(JSON.stringify(plans.length === 1 ? plans[0] : plans, null, 2));
+    output.out(safeJson(shown.length === 1 ? shown[0] : shown));
     return EXIT.ok;
   }
   const render = format === 'markdown' ? planMarkdown : planText;
-  output.out(plans.map((plan) => render(plan, target)).join('\n'));
+  output.out(shown.map((plan) => render(plan, target)).join('\n'));
   return EXIT.ok;
 }

@@ -1,14 +1,15 @@
-import { parseArgs } from 'node:util';
+import { parseCommandArgs } from '../args';
 import { sourceOf, targetTitle } from '../format/describe-plan';
+import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
-import { choosePlan } from '../render/choose';
 import { mermaidTimeline, mermaidTopology } from '../render/mermaid';
 import { svgTimeline } from '../render/svg-timeline';
 import { svgTopology } from '../render/svg-topology';
 import { timelineEndMs, timelineMarks } from '../render/timeline-model';
 import { topologyOf } from '../render/topology-model';
+import { chooseOne, targetOption } from '../select';
 
-export const RENDER_USAGE = `retry-topology render <file> --format mermaid|svg [--view timeline|topology] [--policy <name>] [--target rabbitmq|kafka|servicebus]
+export const RENDER_USAGE = `retry-topology render <file|dir|glob|-> --format mermaid|svg [--view timeline|topology] [--policy <name>] [--target rabbitmq|kafka|servicebus]
 
   Draws one policy on one target for a pull request or a doc page:
   --view timeline (default): every attempt on a time axis, jitter ranges as bands.
@@ -20,15 +21,11 @@ const FORMATS = ['mermaid', 'svg'] as const;
 const VIEWS = ['timeline', 'topology'] as const;
 
 export async function renderCommand(args: string[], output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      format: { type: 'string' },
-      view: { type: 'string', default: 'timeline' },
-      policy: { type: 'string' },
-      target: { type: 'string' },
-    },
+  const { values, positionals } = parseCommandArgs(args, {
+    format: { type: 'string' },
+    view: { type: 'string', default: 'timeline' },
+    policy: { type: 'string' },
+    target: { type: 'string' },
   });
   const format = FORMATS.find((name) => name === values.format);
   const view = VIEWS.find((name) => name === values.view);
@@ -37,17 +34,20 @@ export async function renderCommand(args: string[], output: Output): Promise<num
     output.err(RENDER_USAGE);
     return EXIT.usage;
   }
-  const chosen = await choosePlan(file, { policy: values.policy, target: values.target }, output);
+  const target = targetOption(values.target, output);
+  if (typeof target === 'number') return target;
+  const loaded = await loadInputs(positionals, output);
+  const chosen = chooseOne(loaded, file, { policy: values.policy, target }, output);
   if (typeof chosen === 'number') return chosen;
-  const { plan, target } = chosen;
-  const rules = plan.targets[target];
+  const { plan } = chosen;
+  const rules = plan.targets[chosen.target];
   if (!rules) return EXIT.internal;
-  const subtitle = targetTitle(plan, target);
+  const subtitle = targetTitle(plan, chosen.target);
 
   if (view === 'timeline') {
-    const marks = timelineMarks(rules, sourceOf(plan, target));
+    const marks = timelineMarks(rules, sourceOf(plan, chosen.target));
     const endMs = timelineEndMs(marks);
-    const title = `${plan.policy}: attempt timeline on ${target}`;
+    const title = `${plan.policy}: attempt timeline on ${chosen.target}`;
     output.out(
       format === 'mermaid'
         ? mermaidTimeline(title, marks, endMs)
@@ -55,8 +55,8 @@ export async function renderCommand(args: string[], output: Output): Promise<num
     );
     return EXIT.ok;
   }
-  const topology = topologyOf(plan, target);
-  const title = `${plan.policy}: topology on ${target}`;
+  const topology = topologyOf(plan, chosen.target);
+  const title = `${plan.policy}: topology on ${chosen.target}`;
   output.out(
     format === 'mermaid' ? mermaidTopology(title, topology) : svgTopology(title, subtitle, topology),
   );

@@ -1,13 +1,14 @@
-import { parseArgs } from 'node:util';
-import { parseDuration } from '../../policy';
+import { parseDuration, safeJson } from '../../policy';
+import { parseCommandArgs } from '../args';
+import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
-import { choosePlan } from '../render/choose';
+import { chooseOne, targetOption } from '../select';
 import { simulationSvg } from '../simulate/chart';
 import { parseRate } from '../simulate/rate';
 import { runSimulation } from '../simulate/run';
 import { simulationText } from '../simulate/text';
 
-export const SIMULATE_USAGE = `retry-topology simulate <file> --outage <duration> --rate <n/s> [--seed N] [--backlog N] [--format text|json|svg] [--policy <name>] [--target rabbitmq|kafka|servicebus] [--bucket <duration>]
+export const SIMULATE_USAGE = `retry-topology simulate <file|dir|glob|-> --outage <duration> --rate <n/s> [--seed N] [--backlog N] [--format text|json|svg] [--policy <name>] [--target rabbitmq|kafka|servicebus] [--bucket <duration>]
 
   What a dependency sees when it comes back from an outage: messages arrive at --rate while it
   is down, every call fails, and the policy's retries (the runtime's own decide() and drawWait,
@@ -21,19 +22,15 @@ const FORMATS = ['text', 'json', 'svg'] as const;
 const MAX_MESSAGES = 5_000_000;
 
 export async function simulateCommand(args: string[], output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      outage: { type: 'string' },
-      rate: { type: 'string' },
-      seed: { type: 'string', default: '1' },
-      backlog: { type: 'string', default: '0' },
-      bucket: { type: 'string' },
-      format: { type: 'string', default: 'text' },
-      policy: { type: 'string' },
-      target: { type: 'string' },
-    },
+  const { values, positionals } = parseCommandArgs(args, {
+    outage: { type: 'string' },
+    rate: { type: 'string' },
+    seed: { type: 'string', default: '1' },
+    backlog: { type: 'string', default: '0' },
+    bucket: { type: 'string' },
+    format: { type: 'string', default: 'text' },
+    policy: { type: 'string' },
+    target: { type: 'string' },
   });
   const format = FORMATS.find((name) => name === values.format);
   const outageMs = values.outage === undefined ? undefined : parseDuration(values.outage);
@@ -61,7 +58,14 @@ export async function simulateCommand(args: string[], output: Output): Promise<n
     );
     return EXIT.usage;
   }
-  const chosen = await choosePlan(file, { policy: values.policy, target: values.target }, output);
+  const target = targetOption(values.target, output);
+  if (typeof target === 'number') return target;
+  const chosen = chooseOne(
+    await loadInputs(positionals, output),
+    file,
+    { policy: values.policy, target },
+    output,
+  );
   if (typeof chosen === 'number') return chosen;
   const report = runSimulation(chosen.plan, chosen.target, {
     outageMs,
@@ -70,7 +74,7 @@ export async function simulateCommand(args: string[], output: Output): Promise<n
     seed,
     ...(bucketMs ? { bucketMs } : {}),
   });
-  if (format === 'json') output.out(JSON.stringify(report, null, 2));
+  if (format === 'json') output.out(safeJson(report));
   else if (format === 'svg') output.out(simulationSvg(report));
   else output.out(simulationText(report));
   return EXIT.ok;

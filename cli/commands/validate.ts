@@ -1,30 +1,51 @@
-import { parseArgs } from 'node:util';
-import { hasErrors, loadPolicyFiles } from '../../policy';
-import { expandInputs } from '../inputs';
-import { EXIT, type Output, printIssues, summary } from '../output';
+import { hasErrors, hasWarnings } from '../../policy';
+import { parseCommandArgs } from '../args';
+import { findingsJson, githubAnnotations } from '../format/findings';
+import { loadInputs } from '../load-inputs';
+import { EXIT, type Output, plural, printIssues, summary } from '../output';
+import { packageVersion } from '../version';
 
-export const VALIDATE_USAGE = `retry-topology validate <file|dir>... [--strict]
+export const VALIDATE_USAGE = `retry-topology validate <file|dir|glob|->... [--strict] [--format text|json|github]
 
-  Checks policy files: schema, then every rule in docs/codes/. Prints each finding with its
-  file:line:column, path and code. Exits 1 on errors (and on warnings with --strict).`;
+  Checks policy files: schema, then every rule in docs/codes/, then what no single policy can
+  (a name used twice, a broker entity two policies would both own). A directory is searched with
+  its subdirectories for .yaml/.yml files; YAML files there that are not retry policies are
+  skipped with a note. A glob is expanded here; - reads standard input.
+  --format text (default): each finding with its file:line:column, path and code.
+  --format json: every finding with file, line, column, path, code and severity.
+  --format github: workflow annotations, so findings show on the pull request's lines.
+  Exits 1 on errors, and on warnings with --strict (acknowledged warnings are notes), and when
+  an input holds no policy at all.`;
+
+const FORMATS = ['text', 'json', 'github'] as const;
 
 export async function validateCommand(args: string[], output: Output): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: { strict: { type: 'boolean', default: false } },
+  const { values, positionals } = parseCommandArgs(args, {
+    strict: { type: 'boolean', default: false },
+    format: { type: 'string', default: 'text' },
   });
-  if (positionals.length === 0) {
+  const format = FORMATS.find((name) => name === values.format);
+  if (positionals.length === 0 || !format) {
     output.err(VALIDATE_USAGE);
     return EXIT.usage;
   }
-  const files = await expandInputs(positionals);
-  const { policies, issues } = await loadPolicyFiles(files);
-  printIssues(output, issues);
-  const failed = hasErrors(issues) || (values.strict && issues.length > 0);
-  const count = `${policies.length} polic${policies.length === 1 ? 'y' : 'ies'} in ${files.length} file${files.length === 1 ? '' : 's'}`;
+  const loaded = await loadInputs(positionals, output);
+  const { policies, issues } = loaded;
+  const failed = hasErrors(issues) || (values.strict && hasWarnings(issues));
+
+  if (format === 'json') {
+    output.out(findingsJson(loaded, packageVersion(), !failed));
+    return failed ? EXIT.invalid : EXIT.ok;
+  }
+  if (format === 'github') {
+    output.out(githubAnnotations(issues));
+  } else {
+    printIssues(output, issues);
+  }
+  const count = `${plural(policies.length, 'policy', 'policies')} in ${plural(loaded.files, 'file')}`;
   if (failed) {
-    output.err(`✖ ${count}: ${summary(issues)}${values.strict && !hasErrors(issues) ? ' (--strict)' : ''}`);
+    const strictOnly = values.strict && !hasErrors(issues) ? ' (--strict)' : '';
+    output.err(`✖ ${count}: ${summary(issues)}${strictOnly}`);
     return EXIT.invalid;
   }
   output.out(`✔ ${count} valid (${summary(issues)})`);

@@ -82,8 +82,11 @@ function pair(name: string, before: PolicyState | undefined, after: PolicyState 
   return { name, status, ...(before ? { before } : {}), ...(after ? { after } : {}) };
 }
 
+/** Severity is part of it: a warning acknowledged in the new side shows as a new note with its reason. */
 function findingKey(found: Issue): string {
-  return [found.policy ?? fileKey(found.file), found.code, formatPath(found.path)].join('\u0000');
+  return [found.policy ?? fileKey(found.file), found.code, formatPath(found.path), found.severity].join(
+    '\u0000',
+  );
 }
 
 export function compareSides(old: Side, next: Side): Comparison {

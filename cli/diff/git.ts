@@ -10,7 +10,7 @@ import { promisify } from 'node:util';
 const run = promisify(execFile);
 /** Policy files are small; a bigger blob is not a policy and should not fill memory. */
 const MAX_BUFFER = 16 * 1024 * 1024;
-const POLICY_FILE = /\.ya?ml$/;
+const POLICY_FILE = /\.ya?ml$/i;
 
 export class GitSourceError extends Error {
   override readonly name = 'GitSourceError';
@@ -19,18 +19,28 @@ export class GitSourceError extends Error {
 export interface GitFile {
   /** The path inside the revision, as given plus the file name for a directory. */
   path: string;
-  text: string;
+  content: Uint8Array;
+  /** Found in a directory (not named): a YAML file there that is not a policy is skipped. */
+  found: boolean;
 }
 
 async function git(args: string[]): Promise<string> {
+  return (await gitBytes(args)).toString('utf8');
+}
+
+/** A blob's bytes as they are: the loader decides whether they are UTF-8, as it does for files. */
+async function gitBytes(args: string[]): Promise<Buffer> {
   try {
-    const { stdout } = await run('git', args, { maxBuffer: MAX_BUFFER, encoding: 'utf8' });
+    const { stdout } = await run('git', args, { maxBuffer: MAX_BUFFER, encoding: 'buffer' });
     return stdout;
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { stderr?: string };
     if (failure.code === 'ENOENT') throw new GitSourceError('git is not installed (needed for git: sources)');
     // git's own first "fatal:" line says what is wrong (unknown revision, missing path).
-    const line = (failure.stderr ?? '').split('\n').find((each) => each.trim() !== '') ?? failure.message;
+    const line =
+      String(failure.stderr ?? '')
+        .split('\n')
+        .find((each) => each.trim() !== '') ?? failure.message;
     throw new GitSourceError(line.replace(/^fatal:\s*/, '').trim());
   }
 }
@@ -43,7 +53,7 @@ export function parseGitSource(spec: string): { rev: string; path: string } | un
 }
 
 /**
- * The YAML files at `path` in `rev`: the file itself, or those directly in the directory.
+ * The YAML files at `path` in `rev`: the file itself, or those in the directory and below it.
  * Undefined when the revision exists but the path does not (a pull request adding the first
  * policies has nothing on its base). An unknown revision is an error.
  */
@@ -60,14 +70,21 @@ export async function readGitSource(rev: string, path: string): Promise<GitFile[
   } catch {
     return undefined;
   }
-  if (type === 'blob') return [{ path, text: await git(['cat-file', 'blob', object]) }];
+  if (type === 'blob') return [{ path, content: await gitBytes(['cat-file', 'blob', object]), found: false }];
   if (type !== 'tree') throw new GitSourceError(`${object} is a ${type}, not a file or directory`);
   const files: GitFile[] = [];
-  // "<mode> <type> <hash>\t<name>" per entry, names NUL-terminated (-z) so any name survives.
-  for (const entry of (await git(['ls-tree', '-z', object])).split('\0')) {
+  // "<mode> <type> <hash>\t<name>" per entry, recursive (-r), names NUL-terminated (-z) so any
+  // name survives. The same files a directory on disk gives: node_modules and hidden directories
+  // are left out.
+  for (const entry of (await git(['ls-tree', '-r', '-z', object])).split('\0')) {
     const [meta, name] = entry.split('\t');
     if (!meta || !name || meta.split(' ')[1] !== 'blob' || !POLICY_FILE.test(name)) continue;
-    files.push({ path: `${path}/${name}`, text: await git(['cat-file', 'blob', `${rev}:${path}/${name}`]) });
+    if (name.split('/').some((part) => part === 'node_modules' || part.startsWith('.'))) continue;
+    files.push({
+      path: `${path}/${name}`,
+      content: await gitBytes(['cat-file', 'blob', `${rev}:${path}/${name}`]),
+      found: true,
+    });
   }
-  return files.sort((a, b) => a.path.localeCompare(b.path));
+  return files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

@@ -1,4 +1,5 @@
 import type { KafkaPlan, KafkaTopicSpec } from '../../policy';
+import { code } from '../format/markdown';
 import { byKey, pairsOf, type ResourceChange, settingChanges } from './risk';
 
 /**
@@ -16,7 +17,7 @@ const WORD: Record<KafkaTopicSpec['role'], string> = {
 };
 
 function replaced(was: KafkaTopicSpec, now: KafkaTopicSpec): string | undefined {
-  if (was.name !== now.name) return `new name ${now.name}`;
+  if (was.name !== now.name) return `new name ${code(now.name)}`;
   if (now.partitions < was.partitions)
     return `partitions ${was.partitions} → ${now.partitions}: a topic cannot shrink`;
   if (now.replicationFactor !== was.replicationFactor)
@@ -73,7 +74,7 @@ export function kafkaChanges(before: KafkaPlan | undefined, after: KafkaPlan | u
         name: now.name,
         change: 'replace',
         risk: 'data-loss',
-        note: `replaces topic ${was.name} (${why}): its records would be lost${guard}`,
+        note: `replaces topic ${code(was.name)} (${why}): its records would be lost${guard}`,
       });
       continue;
     }

@@ -1,5 +1,6 @@
 import type { RetryPlan } from '../../policy';
 import {
+  deadLetterLines,
   headline,
   range,
   rulesOf,
@@ -10,26 +11,29 @@ import {
   targetTitle,
   timelineRows,
 } from '../format/describe-plan';
-import { markdownTable } from '../format/table';
+import { code, markdownTable } from '../format/markdown';
 import type { PolicyPair } from './compare';
 import { resourceChanges } from './resources';
 import type { ResourceChange, Risk } from './risk';
 
-/** One policy's part of the diff: what changed in its numbers, its timelines and its resources. */
+/**
+ * One policy's part of the diff: what changed in its numbers, its timelines and its resources.
+ * Every value from a policy is a code span (format/markdown.ts).
+ */
 
 export const RISK_LABEL: Record<Risk, string> = {
   'data-loss': '🔴 data loss',
   caution: '🟡 caution',
   safe: '🟢 safe',
 };
-const code = (text: string) => (text === '' || text === '—' ? text : `\`${text}\``);
 const NO_PLAN = '(no plan: errors)';
+const value = (text: string | undefined) => (text === undefined ? '—' : code(text));
 
 /** Rows of "what | before | after" for the facts a reviewer weighs, only where they differ. */
 function factRows(before: RetryPlan | undefined, after: RetryPlan | undefined): string[][] {
   const rows: string[][] = [];
   const add = (what: string, was: string | undefined, now: string | undefined) => {
-    if ((was ?? '—') !== (now ?? '—')) rows.push([what, was ?? '—', now ?? '—']);
+    if (was !== now) rows.push([what, value(was), value(now)]);
   };
   add('maxAttempts', before && String(before.maxAttempts), after && String(after.maxAttempts));
   const amplification = (plan: RetryPlan) =>
@@ -52,7 +56,9 @@ function factRows(before: RetryPlan | undefined, after: RetryPlan | undefined): 
     const b = after && rulesOf(after, target);
     add(`${target} retry window`, a && range(a.retryWindowMs), b && range(b.retryWindowMs));
     add(`${target} jitter`, a && jitterText(a), b && jitterText(b));
-    add(`${target} dead letter`, a && code(a.deadLetter), b && code(b.deadLetter));
+    const places = (plan: RetryPlan | undefined) =>
+      plan?.targets[target] ? deadLetterLines(plan, target).join('; ') : undefined;
+    add(`${target} dead letters`, places(before), places(after));
   }
   return rows;
 }
@@ -82,6 +88,7 @@ function timelineTable(
   );
   const changed = (a: string | undefined, b: string | undefined) =>
     a === b ? (b ?? '—') : `**${b ?? '—'}**`;
+  // Waits and windows are durations the plan computed ("1s–2s"): no policy text in them.
   return markdownTable(
     ['attempt', 'wait before', 'wait after', 'window before', 'window after', 'via (after)'],
     attempts.map((attempt) => {
@@ -124,10 +131,10 @@ function changeTable(changes: readonly ResourceChange[]): string[] {
 export function policySection(pair: PolicyPair): { lines: string[]; changes: ResourceChange[] } {
   const before = pair.before?.plan;
   const after = pair.after?.plan;
-  const lines = [`#### \`${pair.name}\` ${pair.status}`, ''];
-  if (pair.before && !before) lines.push(`Before: ${NO_PLAN} in \`${pair.before.file}\`.`, '');
+  const lines: string[] = [];
+  if (pair.before && !before) lines.push(`Before: ${NO_PLAN} in ${code(pair.before.file)}.`, '');
   if (pair.after && !after)
-    lines.push(`After: ${NO_PLAN} in \`${pair.after.file}\`; see the findings below.`, '');
+    lines.push(`After: ${NO_PLAN} in ${code(pair.after.file)}; see the findings below.`, '');
   // A policy that exists on both sides but has no plan on one is broken, not gone: comparing
   // against nothing would list every resource as deleted or created.
   if (pair.before && pair.after && (!before || !after)) return { lines, changes: [] };
@@ -137,7 +144,7 @@ export function policySection(pair: PolicyPair): { lines: string[]; changes: Res
   for (const target of TARGETS) {
     if (!before?.targets[target] && !after?.targets[target]) continue;
     const plan = after?.targets[target] ? after : before;
-    lines.push(`**${plan ? targetTitle(plan, target) : target}**`, '');
+    lines.push(`**${target}**: ${plan ? code(targetTitle(plan, target)) : ''}`, '');
     lines.push(...timelineTable(before, after, target), '');
     const changes = resourceChanges(before, after, target);
     all.push(...changes);

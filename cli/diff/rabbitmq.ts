@@ -1,4 +1,5 @@
 import type { RabbitMqPlan, RabbitQueueSpec } from '../../policy';
+import { code } from '../format/markdown';
 import { byKey, pairsOf, type ResourceChange, settingChanges } from './risk';
 
 /**
@@ -43,7 +44,7 @@ function queues(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undefine
               name: was.name,
               change: 'retain',
               risk: 'caution',
-              note: `wait queue left on the broker (retainOnDelete): messages in it still return to ${before?.mainQueue}; delete it by hand once empty`,
+              note: `wait queue left on the broker (retainOnDelete): messages in it still return to ${code(before?.mainQueue ?? '')}; delete it by hand once empty`,
             }
           : {
               kind: 'queue',
@@ -58,8 +59,10 @@ function queues(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undefine
         JSON.stringify([queue.name, vhost, queue.durable, queue.autoDelete, queue.arguments]);
       if (identity(was, before?.vhost) !== identity(now, after?.vhost)) {
         const what = [
-          was.name !== now.name ? `new name ${now.name}` : '',
-          before?.vhost !== after?.vhost ? `vhost ${before?.vhost} → ${after?.vhost}` : '',
+          was.name !== now.name ? `new name ${code(now.name)}` : '',
+          before?.vhost !== after?.vhost
+            ? `vhost ${code(before?.vhost ?? '')} → ${code(after?.vhost ?? '')}`
+            : '',
           ...settingChanges(was.arguments, now.arguments),
         ].filter(Boolean);
         const guard = now.role === 'wait' ? '' : ' (protected: pulumi up refuses until it is migrated)';
@@ -68,7 +71,7 @@ function queues(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undefine
           name: now.name,
           change: 'replace',
           risk: 'data-loss',
-          note: `replaces queue ${was.name} (${what.join(', ')}): messages in it would be lost${guard}`,
+          note: `replaces queue ${code(was.name)} (${what.join(', ')}): messages in it would be lost${guard}`,
         });
       }
     }
@@ -109,7 +112,7 @@ function policies(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undefi
           name: now.policy.name,
           change: 'replace',
           risk: 'caution',
-          note: `policy replaced (was ${was.policy.name}): until the new one applies, the queue runs without its TTL, dead-lettering and limits`,
+          note: `policy replaced (was ${code(was.policy.name)}): until the new one applies, the queue runs without its TTL, dead-lettering and limits`,
         });
         continue;
       }
@@ -194,14 +197,14 @@ function exchanges(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undef
               name: now.name,
               change: 'replace',
               risk: 'data-loss',
-              note: `replaces the source exchange ${was.name}: messages published meanwhile are dropped and other consumers' bindings go (protected)`,
+              note: `replaces the source exchange ${code(was.name)}: messages published meanwhile are dropped and other consumers' bindings go (protected)`,
             }
           : {
               kind: 'exchange',
               name: now.name,
               change: 'replace',
               risk: 'caution',
-              note: `replaces exchange ${was.name}: messages routed through it during the swap are dropped`,
+              note: `replaces exchange ${code(was.name)}: messages routed through it during the swap are dropped`,
             },
       );
   }

@@ -1,3 +1,5 @@
+import { code } from '../format/markdown';
+
 /**
  * What a resource change does to messages, in three words a reviewer can sort by. The
  * classification follows what the components do on `pulumi up` (components/<target>/specs.ts and
@@ -19,7 +21,10 @@ export interface ResourceChange {
   name: string;
   change: ChangeKind;
   risk: Risk;
-  /** What happens, in words: "new wait queue", "policy updated in place: message-ttl 1000 → 2000". */
+  /**
+   * What happens, in words, as Markdown: "new wait queue", "policy updated in place: message-ttl
+   * `1000` → `2000`". Every name and value in it is a code span (format/markdown.ts).
+   */
   note: string;
 }
 
@@ -31,7 +36,7 @@ type Settings = Record<string, string | number | boolean | undefined>;
 export function settingChanges(before: Settings, after: Settings): string[] {
   const keys = [...new Set([...Object.keys(before), ...Object.keys(after)])].sort();
   const show = (value: Settings[string]) =>
-    value === undefined ? '(unset)' : typeof value === 'string' ? JSON.stringify(value) : String(value);
+    value === undefined ? '(unset)' : code(typeof value === 'string' ? JSON.stringify(value) : String(value));
   return keys
     .filter((key) => before[key] !== after[key])
     .map((key) => `${key} ${show(before[key])} → ${show(after[key])}`);

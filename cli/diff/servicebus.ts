@@ -1,4 +1,5 @@
 import type { ServiceBusEntitySpec, ServiceBusPlan } from '../../policy';
+import { code } from '../format/markdown';
 import { byKey, pairsOf, type ResourceChange, settingChanges } from './risk';
 
 /**
@@ -53,14 +54,14 @@ export function serviceBusChanges(
     if (label(was) !== label(now) || fixed.length > 0) {
       const why =
         label(was) !== label(now)
-          ? `new name ${label(now)}`
+          ? `new name ${code(label(now))}`
           : `${fixed.join(', ')} cannot change after creation`;
       out.push({
         kind: now.kind,
         name: label(now),
         change: 'replace',
         risk: 'data-loss',
-        note: `replaces ${was.kind} ${label(was)} (${why}): messages in it would be lost (protected: pulumi up refuses)`,
+        note: `replaces ${was.kind} ${code(label(was))} (${why}): messages in it would be lost (protected: pulumi up refuses)`,
       });
       continue;
     }

@@ -140,6 +140,30 @@ export function resourceRows(plan: RetryPlan, target: keyof RetryPlan['targets']
   return rows;
 }
 
+/**
+ * Where this target's dead letters are, one line each: the place to watch and to replay from.
+ * Service Bus has two when copies go to a retry queue: each entity dead-letters into its own
+ * subqueue.
+ */
+export function deadLetterLines(plan: RetryPlan, target: TargetKey): string[] {
+  const { rabbitmq, kafka, serviceBus } = plan.targets;
+  if (target === 'rabbitmq' && rabbitmq)
+    return [`queue ${rabbitmq.deadLetterQueue} (through exchange ${rabbitmq.deadLetterExchange})`];
+  if (target === 'kafka' && kafka) return [`topic ${kafka.deadLetterTopic}`];
+  if (target === 'serviceBus' && serviceBus) {
+    const last = plan.maxAttempts;
+    return serviceBus.deadLetterQueues.map(({ path, attempts }) => {
+      const which =
+        attempts.from === attempts.to
+          ? `attempt ${attempts.from}`
+          : `attempts ${attempts.from}–${attempts.to}`;
+      const exhausted = attempts.to === last ? ', exhausted messages included' : '';
+      return `${path} (failures on ${which}${exhausted})`;
+    });
+  }
+  return [];
+}
+
 export function targetTitle(plan: RetryPlan, target: keyof RetryPlan['targets']): string {
   const { rabbitmq, kafka, serviceBus } = plan.targets;
   if (target === 'rabbitmq' && rabbitmq)

@@ -1,6 +1,7 @@
-import type { RetryPlan } from '../../policy';
-import { formatIssue } from '../../policy';
+import type { Issue, RetryPlan } from '../../policy';
+import { formatIssue, printable } from '../../policy';
 import {
+  deadLetterLines,
   headline,
   resourceRows,
   rulesOf,
@@ -10,18 +11,26 @@ import {
   targetTitle,
   timelineRows,
 } from './describe-plan';
-import { markdownTable, textTable } from './table';
+import { code, markdownTable } from './markdown';
+import { textTable } from './table';
 
 function targetsOf(plan: RetryPlan, only?: TargetKey): TargetKey[] {
   return TARGETS.filter((target) => plan.targets[target] && (!only || only === target));
 }
 
+const MARK = { error: '✖', warning: '⚠', note: 'ℹ' } as const;
+
+/** Warnings, and acknowledged ones as notes with their reason. */
+function findingsTitle(findings: readonly Issue[]): string {
+  return findings.some((found) => found.severity === 'warning') ? 'findings:' : 'notes:';
+}
+
 export function planText(plan: RetryPlan, only?: TargetKey): string {
-  const lines = [plan.policy, ...headline(plan).map((line) => `  ${line}`)];
+  const lines = [printable(plan.policy), ...headline(plan).map((line) => `  ${printable(line)}`)];
   for (const target of targetsOf(plan, only)) {
     const rules = rulesOf(plan, target);
     if (!rules) continue;
-    lines.push('', targetTitle(plan, target));
+    lines.push('', printable(targetTitle(plan, target)));
     const timeline = timelineRows(rules, sourceOf(plan, target));
     lines.push(
       ...textTable([
@@ -31,6 +40,11 @@ export function planText(plan: RetryPlan, only?: TargetKey): string {
     );
     if (!rules.jitterApplied && rules.jitter !== 'none')
       lines.push(`  (jitter "${rules.jitter}" cannot apply on this target)`);
+    lines.push(
+      '',
+      '  dead letters:',
+      ...deadLetterLines(plan, target).map((line) => `    ${printable(line)}`),
+    );
     lines.push('', '  resources:');
     lines.push(
       ...textTable(
@@ -40,32 +54,46 @@ export function planText(plan: RetryPlan, only?: TargetKey): string {
     );
   }
   if (plan.findings.length > 0)
-    lines.push('', 'warnings:', ...plan.findings.map((found) => `  ⚠ ${formatIssue(found)}`));
+    lines.push(
+      '',
+      findingsTitle(plan.findings),
+      ...plan.findings.map((found) => `  ${MARK[found.severity]} ${formatIssue(found)}`),
+    );
   return `${lines.join('\n')}\n`;
 }
 
+/** The same in Markdown; every value from the policy is a code span (format/markdown.ts). */
 export function planMarkdown(plan: RetryPlan, only?: TargetKey): string {
-  const lines = [`### Retry policy \`${plan.policy}\``, '', ...headline(plan).map((line) => `- ${line}`)];
+  const lines = [
+    `### Retry policy ${code(plan.policy)}`,
+    '',
+    ...headline(plan).map((line) => `- ${code(line)}`),
+  ];
   for (const target of targetsOf(plan, only)) {
     const rules = rulesOf(plan, target);
     if (!rules) continue;
-    lines.push('', `#### ${targetTitle(plan, target)}`, '');
+    lines.push('', `#### ${code(targetTitle(plan, target))}`, '');
     const timeline = timelineRows(rules, sourceOf(plan, target));
     lines.push(
       ...markdownTable(
         ['attempt', 'wait', 'window', 'via'],
-        timeline.map((row) => [row.attempt, row.wait, row.window, `\`${row.via}\``]),
+        timeline.map((row) => [row.attempt, row.wait, row.window, code(row.via)]),
       ),
     );
+    lines.push('', 'Dead letters:', '', ...deadLetterLines(plan, target).map((line) => `- ${code(line)}`));
     lines.push('', '<details><summary>resources</summary>', '');
     lines.push(
       ...markdownTable(
         ['kind', 'name', 'detail'],
-        resourceRows(plan, target).map((row) => [row.kind, `\`${row.name}\``, row.detail]),
+        resourceRows(plan, target).map((row) => [row.kind, code(row.name), code(row.detail)]),
       ),
     );
     lines.push('', '</details>');
   }
-  if (plan.findings.length > 0) lines.push('', ...plan.findings.map((found) => `> ⚠ ${formatIssue(found)}`));
+  if (plan.findings.length > 0)
+    lines.push(
+      '',
+      ...plan.findings.map((found) => `> ${MARK[found.severity]} ${code(formatIssue(found), 1_000)}`),
+    );
   return `${lines.join('\n')}\n`;
 }

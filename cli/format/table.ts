@@ -1,5 +1,8 @@
-/** Left-aligned columns separated by two spaces. */
-export function textTable(rows: readonly string[][], indent = '  '): string[] {
+import { printable } from '../../policy';
+
+/** Left-aligned columns separated by two spaces; cells are escaped (printable), so a row stays one line. */
+export function textTable(input: readonly string[][], indent = '  '): string[] {
+  const rows = input.map((row) => row.map((cell) => printable(cell)));
   const widths: number[] = [];
   for (const row of rows) {
     row.forEach((cell, index) => {
@@ -12,14 +15,4 @@ export function textTable(rows: readonly string[][], indent = '  '): string[] {
       row.map((cell, index) => (index === row.length - 1 ? cell : cell.padEnd(widths[index] ?? 0))).join('  ')
     ).trimEnd(),
   );
-}
-
-/** A GitHub-flavoured Markdown table; pipes in cells are escaped. */
-export function markdownTable(header: readonly string[], rows: readonly string[][]): string[] {
-  const cell = (text: string) => text.replace(/\|/g, '\\|');
-  return [
-    `| ${header.map(cell).join(' | ')} |`,
-    `| ${header.map(() => '---').join(' | ')} |`,
-    ...rows.map((row) => `| ${row.map(cell).join(' | ')} |`),
-  ];
 }

@@ -1,3 +1,4 @@
+import { printable } from '../../policy';
 import type { TimelineMark } from './timeline-model';
 import type { Topology } from './topology-model';
 
@@ -7,9 +8,21 @@ import type { Topology } from './topology-model';
  * a milestone where the two meet. The topology is a left-to-right flowchart.
  */
 
-/** Gantt task names end at ":" and "#" starts an entity; quotes would break flowchart labels. */
+/**
+ * Gantt task names end at ":" and "#" starts an entity; quotes would break flowchart labels;
+ * backticks start Markdown strings and "<" ">" "&" HTML, so they become Mermaid's own entity
+ * codes (#lt; #gt; #amp;). Control characters are escapes and line breaks spaces, so a label
+ * stays inside its line and cannot add a statement (click, style, %% directives).
+ */
 function label(text: string): string {
-  return text.replace(/[:;#]/g, ' ').replace(/"/g, "'").replace(/\s+/g, ' ').trim();
+  return printable(text)
+    .replace(/[:;#`]/g, ' ')
+    .replace(/"/g, "'")
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(/&/g, '#amp;')
+    .replace(/</g, '#lt;')
+    .replace(/>/g, '#gt;');
 }
 
 /**

@@ -1,3 +1,5 @@
+import { printable } from '../../policy';
+
 /**
  * The few SVG building blocks the pictures share. GitHub shows an SVG inline only when it is
  * self-contained, so everything here is plain shapes and text: a generic font family (no web
@@ -26,8 +28,12 @@ export const COLORS = {
 
 export type Attrs = Record<string, string | number | undefined>;
 
+/**
+ * Text and attribute values as XML. Characters XML 1.0 forbids (most controls, lone surrogates,
+ * U+FFFE/U+FFFF) are written as visible escapes first (printable), so the SVG always parses.
+ */
 export function escapeXml(text: string): string {
-  return text
+  return printable(text)
     .replace(/&/g, '&amp;')
     .replace(/</g, '&lt;')
     .replace(/>/g, '&gt;')

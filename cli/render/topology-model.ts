@@ -167,16 +167,28 @@ function serviceBus(plan: RetryPlan): Topology {
       column: 1,
       row: 0,
     },
-    {
-      id: 'dlq',
+  ];
+  // Each entity dead-letters into its own subqueue: with a retry queue, the first attempt's
+  // failures go to the main entity's, every later one's (exhausted included) to the retry queue's.
+  const places = s.deadLetterQueues;
+  const dlqId = (index: number) => (places.length === 1 ? 'dlq' : `dlq-${index + 1}`);
+  places.forEach((place, index) => {
+    const attempts =
+      place.attempts.from === place.attempts.to
+        ? `attempt ${place.attempts.from}`
+        : `attempts ${place.attempts.from}–${place.attempts.to}`;
+    nodes.push({
+      id: dlqId(index),
       kind: 'dead-letter',
       type: 'dead-letter queue',
-      name: s.deadLetter,
-      note: 'dead letter',
-      column: 2,
+      name: place.path,
+      note: `failures on ${attempts}`,
+      column: places.length === 1 ? 2 : index + 1,
       row: 0,
-    },
-  ];
+    });
+  });
+  const firstDlq = dlqId(0);
+  const lastDlq = dlqId(places.length - 1);
   const edges: TopologyEdge[] = [
     { from: 'source', to: 'main', label: entity.kind === 'queue' ? 'send' : 'subscribe', kind: 'flow' },
   ];
@@ -192,9 +204,14 @@ function serviceBus(plan: RetryPlan): Topology {
       row: 0,
     });
     edges.push({ from: 'main', to: 'retry', label: 'attempt fails', kind: 'retry' });
-    edges.push({ from: 'retry', to: 'dlq', label: 'exhausted', kind: 'dead-letter' });
+    edges.push({
+      from: 'retry',
+      to: lastDlq,
+      label: onItself ? 'exhausted' : 'exhausted or permanent',
+      kind: 'dead-letter',
+    });
   }
-  edges.push({ from: 'main', to: 'dlq', label: 'permanent', kind: 'dead-letter' });
+  edges.push({ from: 'main', to: firstDlq, label: 'permanent', kind: 'dead-letter' });
   return { nodes, edges };
 }
 
@@ -217,10 +234,12 @@ export function topologyOf(plan: RetryPlan, target: TargetKey): Topology {
   const topology = byTarget(plan, target);
   const waitRows = topology.nodes.filter((node) => node.kind === 'wait').map((node) => node.row + 1);
   const below = Math.max(0, ...waitRows);
+  // Several dead letters (Service Bus with a retry queue) keep their own columns, side by side.
+  const single = topology.nodes.filter((node) => node.kind === 'dead-letter').length === 1;
   return {
     ...topology,
     nodes: topology.nodes.map((node) =>
-      node.kind === 'dead-letter' ? { ...node, column: 2, row: below } : node,
+      node.kind === 'dead-letter' ? { ...node, column: single ? 2 : node.column, row: below } : node,
     ),
   };
 }

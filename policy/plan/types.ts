@@ -163,10 +163,26 @@ export interface ServiceBusEntitySpec {
   properties: ServiceBusEntityProperties;
 }
 
+/** One place dead letters end up, and which attempts' failures land there. */
+export interface ServiceBusDeadLetterQueue {
+  /** "<entity>/$deadletterqueue", or the forwardDeadLettersTo entity. */
+  path: string;
+  /** The entity the message was received from when it was dead-lettered. */
+  from: string;
+  /** The attempts received from `from`: a failure on one of these lands here. */
+  attempts: { from: number; to: number };
+}
+
 export interface ServiceBusPlan extends DeliveryRules {
   entity: { kind: 'queue'; queue: string } | { kind: 'subscription'; topic: string; subscription: string };
   /** Where scheduled copies go: the queue itself, or a retry queue for a subscription. */
   scheduleTo: string;
+  /**
+   * Every place dead letters end up, first attempt first. With a retry queue there are two: a
+   * failure on attempt 1 in the entity's own subqueue, later ones (exhausted included) in the
+   * retry queue's. `deadLetter` is the last one's path.
+   */
+  deadLetterQueues: ServiceBusDeadLetterQueue[];
   attemptProperty: string;
   lockDurationMs: number;
   lockRenewalMs: number;

@@ -1,6 +1,9 @@
 import { type Issue, issue } from '../issues';
 import type { Rule } from './context';
 
+/** The client errors that are worth repeating: 408 Request Timeout, 429 Too Many Requests. */
+const RETRYABLE_4XX = [408, 429];
+
 const idempotency: Rule = ({ policy }) => {
   const retries = policy.maxAttempts > 1 || policy.immediate.retries > 0;
   if (policy.idempotency.idempotent || !retries) return [];
@@ -22,6 +25,26 @@ const classification: Rule = ({ policy }) => {
         'unknown-errors-transient',
         ['spec', 'classify', 'unknown'],
         'errors no rule knows are retried: a permanent failure circles through every level before it is dead-lettered',
+      ),
+    );
+  }
+  // 4xx means the request itself is wrong; only 408 (timeout) and 429 (too many requests) say
+  // that the same request may succeed later.
+  const statuses = classify.transient.httpStatuses;
+  const clientErrors = statuses.filter(
+    (status) =>
+      status >= 400 &&
+      status <= 499 &&
+      !RETRYABLE_4XX.includes(status) &&
+      !classify.permanent.httpStatuses.includes(status),
+  );
+  const first = clientErrors[0];
+  if (first !== undefined) {
+    out.push(
+      issue(
+        'transient-client-error',
+        ['spec', 'classify', 'transient', 'httpStatuses', statuses.indexOf(first)],
+        `HTTP ${clientErrors.join(', ')} ${clientErrors.length === 1 ? 'is' : 'are'} listed as transient, but a 4xx other than 408 and 429 says the request itself is wrong: every retry fails the same way`,
       ),
     );
   }

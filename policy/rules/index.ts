@@ -1,5 +1,6 @@
 import type { Issue } from '../issues';
 import type { Policy } from '../types';
+import { applyAcknowledgements } from './acknowledge';
 import { brokerRules } from './brokers';
 import { ruleContext } from './context';
 import { handlerRules } from './handler';
@@ -11,5 +12,9 @@ const ALL_RULES = [...timingRules, ...handlerRules, ...brokerRules, ...nameRules
 /** Every semantic rule over a policy that already passed the schema. Reports all findings at once. */
 export function checkRules(policy: Policy): Issue[] {
   const context = ruleContext(policy);
-  return ALL_RULES.flatMap((rule) => rule(context)).map((found) => ({ ...found, policy: policy.name }));
+  const findings = applyAcknowledgements(
+    policy,
+    ALL_RULES.flatMap((rule) => rule(context)),
+  );
+  return findings.map((found) => ({ ...found, policy: policy.name }));
 }

@@ -36,9 +36,9 @@ describe('retry-topology diff with git sources', () => {
     const result = await cli('diff', 'git:HEAD:policies', 'policies');
     expect(result.code).toBe(0);
     expect(result.out).toContain('`git:HEAD:policies` → `policies`');
-    expect(result.out).toContain('`billing.order-placed` changed');
+    expect(result.out).toContain('<summary><code>billing.order-placed</code> changed');
     expect(result.out).toContain('| 2 | 1s | **2s** |');
-    expect(result.out).toContain('policy updated in place: message-ttl 1000 → 2000');
+    expect(result.out).toContain('policy updated in place: message-ttl `1000` → `2000`');
     // The no-jitter warning is on both sides: matched across a revision and the working tree.
     expect(result.out).toContain('_No new or resolved findings (1 finding unchanged)._');
   });
@@ -57,8 +57,8 @@ describe('retry-topology diff with git sources', () => {
   it('treats a path missing at the revision as empty: every policy is new', async () => {
     const result = await cli('diff', 'git:HEAD:retry-policies', 'policies');
     expect(result.code).toBe(0);
-    expect(result.out).toContain('retry-policies does not exist at HEAD: every policy is new');
-    expect(result.out).toContain('`billing.order-placed` added');
+    expect(result.out).toContain('`retry-policies` does not exist at `HEAD`: every policy is new');
+    expect(result.out).toContain('<summary><code>billing.order-placed</code> added');
   });
 
   it('names an unknown revision clearly, without a stack trace', async () => {

@@ -29,14 +29,14 @@ describe('retry-topology diff', () => {
     const next = tempPolicy(BILLING.replace('initial: 1s', 'initial: 2s').replace('max: 4s', 'max: 8s'));
     const result = await cli('diff', 'policies/billing.yaml', next);
     expect(result.code).toBe(0);
-    expect(result.out).toContain('`billing.order-placed` changed');
+    expect(result.out).toContain('<summary><code>billing.order-placed</code> changed');
     // Timeline: attempt 2 waited 1 s, now 2 s; the window to attempt 4 goes from 7 s to 14 s.
     expect(result.out).toContain('| 2 | 1s | **2s** | 1s | **2s** | `billing.order-placed.retry.1` |');
     expect(result.out).toContain('| 4 | 4s | **8s** | 7s | **14s** |');
-    expect(result.out).toMatch(/\| rabbitmq retry window \| 7s \| 14s \|/);
+    expect(result.out).toMatch(/\| rabbitmq retry window \| `7s` \| `14s` \|/);
     // Resources: the wait queues' policies change in place; no queue is touched.
     expect(row(result.out, 'policy `retry-topology.billing.order-placed.retry.1`')).toBe(
-      '| 🟢 safe | update | policy `retry-topology.billing.order-placed.retry.1` | policy updated in place: message-ttl 1000 → 2000 |',
+      '| 🟢 safe | update | policy `retry-topology.billing.order-placed.retry.1` | policy updated in place: message-ttl `1000` → `2000` |',
     );
     expect(result.out).not.toMatch(/\| replace \|/);
     expect(result.out).not.toContain('data loss');
@@ -49,7 +49,7 @@ describe('retry-topology diff', () => {
     const result = await cli('diff', 'policies/billing.yaml', next);
     expect(result.out).toContain('🔴 1 change would lose messages');
     expect(row(result.out, 'queue `billing.orders`')).toMatch(
-      /🔴 data loss \| replace \| .*replaces queue billing.order-placed \(new name billing.orders\): messages in it would be lost \(protected/,
+      /🔴 data loss \| replace \| .*replaces queue `billing.order-placed` \(new name `billing.orders`\): messages in it would be lost \(protected/,
     );
   });
 
@@ -60,10 +60,10 @@ describe('retry-topology diff', () => {
       tempPolicy(BILLING.replace('maxAttempts: 4', 'maxAttempts: 3')),
     );
     expect(row(fewer.out, 'queue `billing.order-placed.retry.3`')).toMatch(
-      /🟡 caution \| retain \| .*still return to billing.order-placed/,
+      /🟡 caution \| retain \| .*still return to `billing.order-placed`/,
     );
     expect(row(fewer.out, 'topic `billing.order-placed.retry.3`')).toMatch(/🟡 caution \| retain \|/);
-    expect(fewer.out).toMatch(/\| maxAttempts \| 4 \| 3 \|/);
+    expect(fewer.out).toMatch(/\| maxAttempts \| `4` \| `3` \|/);
     const more = await cli(
       'diff',
       'policies/billing.yaml',
@@ -111,9 +111,9 @@ describe('retry-topology diff', () => {
     const next = tempPolicy(BILLING.replace('messageTtl: 1h', 'messageTtl: 5s'));
     const result = await cli('diff', 'policies/billing.yaml', next);
     expect(result.code).toBe(1);
-    expect(result.out).toContain('`billing.order-placed` changed');
+    expect(result.out).toContain('<summary><code>billing.order-placed</code> changed');
     expect(result.out).toContain('After: (no plan: errors)');
-    expect(result.out).toMatch(/New:\n\n- ✖ `billing.order-placed`: .*\[error retry-window-exceeds-ttl\]/);
+    expect(result.out).toMatch(/New:\n\n- ✖ `billing.order-placed`: `.*\[error retry-window-exceeds-ttl\]`/);
     expect(result.err).toContain('1 new error');
     // The way back resolves it and passes.
     const back = await cli('diff', next, 'policies/billing.yaml');
@@ -126,7 +126,7 @@ describe('retry-topology diff', () => {
     const result = await cli('diff', 'policies/billing.yaml', broken);
     expect(result.code).toBe(1);
     expect(result.out).toContain('[error invalid-duration]');
-    expect(result.out).toContain('`billing.order-placed` changed');
+    expect(result.out).toContain('<summary><code>billing.order-placed</code> changed');
     expect(result.out).toContain('**1 changed, 0 added, 0 removed, 0 unchanged');
     expect((await cli('diff', broken, broken)).code).toBe(0);
   });
@@ -140,7 +140,7 @@ describe('retry-topology diff', () => {
     const next = dirWith({ 'refunds.yaml': refunds });
     const result = await cli('diff', old, next);
     expect(result.out).toContain('**0 changed, 1 added, 1 removed, 0 unchanged');
-    expect(result.out).toContain('`billing.refunds` added');
+    expect(result.out).toContain('<summary><code>billing.refunds</code> added');
     expect(row(result.out, 'queue `billing.order-placed` |')).toMatch(/🔴 data loss \| delete \|/);
     mkdirSync(join(next, 'empty'));
     expect((await cli('diff', join(next, 'empty'), join(next, 'empty'))).out).toContain(

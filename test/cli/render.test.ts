@@ -64,10 +64,13 @@ describe('retry-topology render', () => {
   });
 
   it('asks for --policy when the file holds several policies', async () => {
-    const second = BILLING.replace('name: billing.order-placed', 'name: billing.refunds').replace(
-      'queue: billing.order-placed',
-      'queue: billing.refunds',
-    );
+    // Its own queue, group and subscription: two policies may not own one entity.
+    const second = BILLING.replace('name: billing.order-placed', 'name: billing.refunds')
+      .replace('queue: billing.order-placed', 'queue: billing.refunds')
+      .replace('consumerGroup: billing', 'consumerGroup: billing-refunds')
+      .replace('subscription: billing', 'subscription: billing-refunds')
+      .replace('declareTopic: true', 'declareTopic: false')
+      .replace('declareExchange: true', 'declareExchange: false');
     const file = tempPolicy(`${BILLING}\n---\n${second}`);
     const result = await cli('render', file, '--format', 'svg');
     expect(result.code).toBe(2);

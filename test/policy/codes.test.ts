@@ -1,7 +1,15 @@
-import { existsSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkDocument, ISSUE_CODES, type IssueCode, loadPolicyFiles, loadPolicyText } from '../../policy';
+import {
+  checkDocument,
+  ISSUE_CODES,
+  type IssueCode,
+  loadPolicyFiles,
+  loadPolicyText,
+  MAX_FILE_BYTES,
+} from '../../policy';
 import { refusedSettingIssues } from '../../policy/rules/rabbitmq-settings';
 import { changed, cleanPolicy, withChanges } from './fixtures';
 
@@ -200,10 +208,29 @@ const CASES: Case[] = [
     document: changed([...T, 'rabbitmq', 'queue'], 'billing.order-placed.dlq'),
     path: ['metadata', 'name'],
   },
+  {
+    code: 'transient-client-error',
+    document: changed(['spec', 'classify', 'transient'], { httpStatuses: [503, 409] }),
+    path: ['spec', 'classify', 'transient', 'httpStatuses', 1],
+  },
+  {
+    code: 'acknowledgement-unused',
+    document: changed(['spec', 'acknowledge'], [{ code: 'no-jitter', reason: 'fixed waits on purpose' }]),
+    path: ['spec', 'acknowledge', 0, 'code'],
+  },
 ];
 
 /** Codes that belong to a file or a set of files rather than to one document. */
-const FILE_CODES: IssueCode[] = ['file-unreadable', 'yaml-syntax', 'no-policy', 'duplicate-policy-name'];
+const FILE_CODES: IssueCode[] = [
+  'file-unreadable',
+  'yaml-syntax',
+  'no-policy',
+  'duplicate-policy-name',
+  'file-too-large',
+  'invalid-encoding',
+  'not-a-policy',
+  'no-policy-files',
+];
 /** Codes no valid document reaches while the planner is right: they guard the plan itself, and
  * their tests feed the check the plan a planner bug once wrote. */
 const PLAN_GUARD_CODES: IssueCode[] = ['broker-refuses-setting'];
@@ -246,11 +273,53 @@ describe('file-level codes', () => {
     expect(issues).toMatchObject([{ code: 'file-unreadable', file: 'does/not/exist.yaml' }]);
   });
 
-  it('duplicate-policy-name: the same name in two documents', async () => {
-    const { issues } = await loadPolicyFiles(['policies/billing.yaml', 'policies/billing.yaml']);
-    const duplicate = issues.find((each) => each.code === 'duplicate-policy-name');
-    expect(duplicate).toMatchObject({ path: ['metadata', 'name'], file: 'policies/billing.yaml' });
+  it("duplicate-policy-name: the same name in two files, at the second one's metadata.name", async () => {
+    const text = readFileSync('policies/billing.yaml', 'utf8');
+    const { issues } = await loadPolicyFiles([
+      { file: 'a.yaml', content: text },
+      { file: 'b.yaml', content: `# a copy\n\n${text}` },
+    ]);
+    const duplicate = issues.filter((each) => each.code === 'duplicate-policy-name');
+    expect(duplicate).toHaveLength(1);
+    expect(duplicate[0]).toMatchObject({ path: ['metadata', 'name'], file: 'b.yaml', line: 11, column: 9 });
+    expect(duplicate[0]?.message).toContain('already defined at a.yaml:');
   });
+
+  it('a file named twice is read once: no duplicate with itself', async () => {
+    const { issues, policies } = await loadPolicyFiles(['policies/billing.yaml', './policies/billing.yaml']);
+    expect(policies).toHaveLength(1);
+    expect(issues.map((each) => each.code)).not.toContain('duplicate-policy-name');
+  });
+
+  it('file-too-large: a file over the limit, without reading it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'rt-codes-'));
+    const file = join(dir, 'big.yaml');
+    writeFileSync(file, '');
+    truncateSync(file, MAX_FILE_BYTES + 1);
+    const { issues } = await loadPolicyFiles([file]);
+    expect(issues).toMatchObject([{ code: 'file-too-large', file, line: 1, column: 1 }]);
+  });
+
+  it('invalid-encoding: a Latin-1 byte, located', async () => {
+    const bytes = Buffer.concat([
+      Buffer.from('apiVersion: retry-topology/v1\nkind: Retry'),
+      Buffer.from([0xe9]),
+    ]);
+    const { issues } = await loadPolicyFiles([{ file: 'latin1.yaml', content: bytes }]);
+    expect(issues).toMatchObject([
+      { code: 'invalid-encoding', file: 'latin1.yaml', line: 2, column: 12, path: [] },
+    ]);
+  });
+
+  it('not-a-policy: a YAML file found beside the policies is skipped with a note', async () => {
+    const { issues, policies } = await loadPolicyFiles([
+      { file: 'Pulumi.yaml', content: 'name: shop\nruntime: nodejs\n', found: true },
+    ]);
+    expect(policies).toEqual([]);
+    expect(issues).toMatchObject([{ code: 'not-a-policy', severity: 'note', file: 'Pulumi.yaml', line: 1 }]);
+  });
+
+  // no-policy-files belongs to the command line's inputs: test/cli/gate-inputs.test.ts.
 });
 
 describe('plan guard codes', () => {

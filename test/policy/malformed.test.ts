@@ -116,6 +116,9 @@ function assertReported(text: string) {
   }
 }
 
+// A thousand parses take a few seconds on a quiet machine and several times that on a loaded one.
+const FUZZ_TIMEOUT_MS = 120_000;
+
 describe('malformed documents', () => {
   it('1,000 mutated policies each get a validation error with a position, never a crash', () => {
     fc.assert(
@@ -127,7 +130,7 @@ describe('malformed documents', () => {
       }),
       { numRuns: 1000 },
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('500 arbitrary texts each get an error, never a crash', () => {
     fc.assert(
@@ -160,7 +163,7 @@ describe('malformed documents', () => {
       ),
       { numRuns: 500 },
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('an alias bomb is refused without expanding it', () => {
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];
