@@ -1,5 +1,5 @@
 import { stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
 import { compareText, type Issue, type LoadResult, type PolicyFile } from '../policy';
 
@@ -47,10 +47,18 @@ export async function expandInputs(
   readStdin?: () => Promise<Uint8Array>,
 ): Promise<Expanded> {
   const out: Expanded = { files: [], issues: [], searched: [] };
+  const seen = new Set<string>();
+  const add = (file: PolicyFile) => {
+    // A file named twice, or found by two inputs, is read once.
+    const key = file.content === undefined ? resolve(file.file) : file.file;
+    if (seen.has(key)) return;
+    seen.add(key);
+    out.files.push(file);
+  };
   for (const input of inputs) {
     if (input === STDIN) {
-      if (out.files.some((file) => file.file === STDIN_NAME)) continue;
-      out.files.push({ file: STDIN_NAME, content: readStdin ? await readStdin() : new Uint8Array() });
+      if (seen.has(STDIN_NAME)) continue;
+      add({ file: STDIN_NAME, content: readStdin ? await readStdin() : new Uint8Array() });
       continue;
     }
     const info = await stat(input).catch(() => undefined);
@@ -66,7 +74,7 @@ export async function expandInputs(
       ).map((relative) => join(input, relative));
       out.searched.push({ input, files: found });
       if (found.length === 0) out.issues.push(nothing(input, 'no .yaml or .yml file in it or below it'));
-      out.files.push(...found.map((file) => ({ file, found: true })));
+      for (const file of found) add({ file, found: true });
     } else if (!info && isDynamicPattern(input)) {
       const found = sorted(
         await glob(input, {
@@ -78,10 +86,10 @@ export async function expandInputs(
       );
       out.searched.push({ input, files: found });
       if (found.length === 0) out.issues.push(nothing(input, 'the pattern matches no file'));
-      out.files.push(...found.map((file) => ({ file, found: true })));
+      for (const file of found) add({ file, found: true });
     } else {
       // A missing file is reported by the loader, with its name, like any unreadable one.
-      out.files.push({ file: input });
+      add({ file: input });
     }
   }
   return out;
@@ -104,7 +112,7 @@ export function emptySearches(expanded: Expanded, loaded: LoadResult): Issue[] {
     .map(({ input, files }) =>
       nothing(
         input,
-        `${files.length} YAML file${files.length === 1 ? '' : 's'} found, none of them a retry policy (see the notes)`,
+        `${files.length} YAML file${files.length === 1 ? '' : 's'} found, none of them a retry policy (each is listed as not-a-policy)`,
       ),
     );
 }

@@ -1,4 +1,4 @@
-import { parseDuration, safeJson } from '../../policy';
+import { formatDuration, parseDuration, safeJson } from '../../policy';
 import { parseCommandArgs } from '../args';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
@@ -6,7 +6,7 @@ import { chooseOne, targetOption } from '../select';
 import { simulationSvg } from '../simulate/chart';
 import { parseRate } from '../simulate/rate';
 import { runSimulation } from '../simulate/run';
-import { simulationText } from '../simulate/text';
+import { rate, simulationText } from '../simulate/text';
 
 export const SIMULATE_USAGE = `retry-topology simulate <file|dir|glob|-> --outage <duration> --rate <n/s> [--seed N] [--backlog N] [--format text|json|svg] [--policy <name>] [--target rabbitmq|kafka|servicebus] [--bucket <duration>]
 
@@ -52,7 +52,14 @@ export async function simulateCommand(args: string[], output: Output): Promise<n
     output.err(`${problems.map((problem) => `✖ ${problem}`).join('\n')}\n\n${SIMULATE_USAGE}`);
     return EXIT.usage;
   }
-  if ((ratePerSecond * outageMs) / 1_000 + backlog > MAX_MESSAGES) {
+  const arriving = (ratePerSecond * outageMs) / 1_000;
+  if (Math.round(arriving) + backlog === 0) {
+    output.err(
+      `✖ at ${rate(ratePerSecond)} no message arrives during a ${formatDuration(outageMs)} outage (${arriving.toPrecision(2)} expected); raise --rate or --outage, or add --backlog`,
+    );
+    return EXIT.usage;
+  }
+  if (arriving + backlog > MAX_MESSAGES) {
     output.err(
       `✖ that is over ${MAX_MESSAGES.toLocaleString('en-US')} messages; lower --rate or --outage (the shape scales)`,
     );

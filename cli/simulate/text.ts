@@ -6,7 +6,9 @@ import type { SimulationReport } from './run';
 /** The simulation as numbers a reviewer can paste: one column per scenario. */
 
 const count = (value: number) => value.toLocaleString('en-US');
-const rate = (value: number) => `${count(Math.round(value * 10) / 10)}/s`;
+/** 100/s, 2.5/s, 0.002/s, 1e-7/s: a small rate keeps its significant digits instead of reading 0/s. */
+export const rate = (value: number) =>
+  `${value >= 10 ? count(Math.round(value * 10) / 10) : String(Number(value.toPrecision(3)))}/s`;
 const seconds = (ms: number) => formatDuration(Math.round(ms / 100) * 100);
 
 export function simulationText(report: SimulationReport): string {
@@ -37,7 +39,8 @@ export function notes(report: SimulationReport): string[] {
     'Assumes calls take no time and the consumer keeps up; waiting messages keep their own schedule,',
     'dead-lettered ones stay dead-lettered (replaying them is a separate wave).',
   ];
-  if (report.outageMs > report.retryWindowMs.max)
+  const deadLettered = report.scenarios.some((scenario) => scenario.deadLettered > 0);
+  if (report.outageMs > report.retryWindowMs.max && deadLettered)
     out.push(
       `The outage outlasts the retry window (${formatDuration(report.retryWindowMs.max)}): messages that failed early were dead-lettered before it ended.`,
     );

@@ -1,8 +1,8 @@
+import { XMLValidator } from 'fast-xml-parser';
 import type { Nodes } from 'mdast';
 import { fromMarkdown } from 'mdast-util-from-markdown';
 import { gfmFromMarkdown } from 'mdast-util-gfm';
 import { gfm } from 'micromark-extension-gfm';
-import { XMLValidator } from 'fast-xml-parser';
 import { visit } from 'unist-util-visit';
 
 /**
@@ -12,8 +12,9 @@ import { visit } from 'unist-util-visit';
  */
 
 /** C0/C1 controls, DEL, bidi overrides and isolates, separators, BOM, XML's non-characters. */
-// biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
-const RAW_CONTROL = /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ufffe\uffff]/;
+const RAW_CONTROL =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+  /[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u061c\u200e\u200f\u2028\u2029\u202a-\u202e\u2066-\u2069\ufeff\ufffe\uffff]/;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 /** A raw control character or lone surrogate in any output: a terminal or parser would act on it. */

@@ -94,7 +94,9 @@ describe('human output escapes control characters', () => {
 
 describe('SVG output is XML', () => {
   it('a routing key with U+0001 is refused as an entity name, located', async () => {
-    const file = tempPolicy(BILLING.replace('routingKey: order.placed', `routingKey: ${quoted('order\u0001placed')}`));
+    const file = tempPolicy(
+      BILLING.replace('routingKey: order.placed', `routingKey: ${quoted('order\u0001placed')}`),
+    );
     const result = await cli('validate', file);
     expect(result.code).toBe(1);
     expect(result.err).toMatch(/:\d+:\d+ spec\.targets\.rabbitmq\.routingKey: .*\[error name-invalid\]/);
@@ -105,7 +107,10 @@ describe('SVG output is XML', () => {
     // The consumer is free text and reaches no SVG; the subscription title does. Use a value
     // that passes validation and is drawn: the vhost is in the topology's subtitle.
     const file = tempPolicy(
-      BILLING.replace('      mode: ttl-queues', `      mode: ttl-queues\n      vhost: ${quoted('v <&> "\u2028" \ud83d\ude00')}`),
+      BILLING.replace(
+        '      mode: ttl-queues',
+        `      mode: ttl-queues\n      vhost: ${quoted('v <&> "\u2028" \ud83d\ude00')}`,
+      ),
     );
     for (const view of ['timeline', 'topology']) {
       const result = await cli('render', file, '--format', 'svg', '--view', view, '--target', 'rabbitmq');

@@ -120,50 +120,58 @@ function assertReported(text: string) {
 const FUZZ_TIMEOUT_MS = 120_000;
 
 describe('malformed documents', () => {
-  it('1,000 mutated policies each get a validation error with a position, never a crash', () => {
-    fc.assert(
-      fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (mutations) => {
-        const text = stringify(mutate(mutations));
-        assertReported(text);
-        const { issues } = loadPolicyText(text, 'fuzz.yaml');
-        for (const found of issues) expect(found.line).toBeGreaterThan(0);
-      }),
-      { numRuns: 1000 },
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    '1,000 mutated policies each get a validation error with a position, never a crash',
+    () => {
+      fc.assert(
+        fc.property(fc.array(mutation, { minLength: 1, maxLength: 3 }), (mutations) => {
+          const text = stringify(mutate(mutations));
+          assertReported(text);
+          const { issues } = loadPolicyText(text, 'fuzz.yaml');
+          for (const found of issues) expect(found.line).toBeGreaterThan(0);
+        }),
+        { numRuns: 1000 },
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('500 arbitrary texts each get an error, never a crash', () => {
-    fc.assert(
-      fc.property(
-        fc.oneof(
-          fc.string({ maxLength: 200 }),
-          fc.string({
-            unit: fc.constantFrom(
-              'a',
-              ':',
-              ' ',
-              '\n',
-              '-',
-              '[',
-              ']',
-              '{',
-              '}',
-              '&x',
-              '*x',
-              '!!',
-              '"',
-              '#',
-              '---\n',
-            ),
-            maxLength: 200,
-          }),
-          fc.jsonValue().map((value) => stringify(value)),
+  it(
+    '500 arbitrary texts each get an error, never a crash',
+    () => {
+      fc.assert(
+        fc.property(
+          fc.oneof(
+            fc.string({ maxLength: 200 }),
+            fc.string({
+              unit: fc.constantFrom(
+                'a',
+                ':',
+                ' ',
+                '\n',
+                '-',
+                '[',
+                ']',
+                '{',
+                '}',
+                '&x',
+                '*x',
+                '!!',
+                '"',
+                '#',
+                '---\n',
+              ),
+              maxLength: 200,
+            }),
+            fc.jsonValue().map((value) => stringify(value)),
+          ),
+          (text) => assertReported(text),
         ),
-        (text) => assertReported(text),
-      ),
-      { numRuns: 500 },
-    );
-  }, FUZZ_TIMEOUT_MS);
+        { numRuns: 500 },
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
   it('an alias bomb is refused without expanding it', () => {
     const bomb = ['a: &a [x, x, x, x, x, x, x, x, x, x]'];

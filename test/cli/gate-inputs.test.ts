@@ -1,0 +1,286 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { run } from '../../cli/run';
+import { ISSUE_CODES } from '../../policy';
+import { BILLING, cli, tempPolicy } from './cli-harness';
+
+/** What the CI gate reads, and what it says when it reads nothing. */
+
+const SHIPPING = readFileSync('policies/shipping.yaml', 'utf8');
+
+function tree(files: Record<string, string>): string {
+  const root = mkdtempSync(join(tmpdir(), 'rt-tree-'));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(root, path, '..'), { recursive: true });
+    writeFileSync(join(root, path), text);
+  }
+  return root;
+}
+
+/** The CLI in-process, with text on standard input. */
+async function cliWithStdin(stdin: string, ...argv: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await run(argv, {
+    out: (text) => out.push(text),
+    err: (text) => err.push(text),
+    stdin: async () => Buffer.from(stdin),
+  });
+  return { code, out: out.join(''), err: err.join('\n') };
+}
+
+describe('validate finds what it is pointed at (item 1)', () => {
+  it('searches subdirectories, and .YAML in any case', async () => {
+    const root = tree({
+      'team-a/billing.YAML': BILLING,
+      'team-b/nested/deeper/shipping.yml': SHIPPING,
+    });
+    const result = await cli('validate', root);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('✔ 3 policies in 2 files valid');
+  });
+
+  it('an empty directory fails with a clear message, not "0 policies valid"', async () => {
+    const root = tree({});
+    const result = await cli('validate', root);
+    expect(result.code).toBe(1);
+    expect(result.out).not.toContain('✔');
+    expect(result.err).toContain(
+      `${root} (document): no policy files here: no .yaml or .yml file in it or below it [error no-policy-files]`,
+    );
+  });
+
+  it('a tree of team folders without a policy fails too', async () => {
+    const root = tree({ 'team-a/README.md': '# a', 'team-b/notes.txt': 'b' });
+    expect((await cli('validate', root)).code).toBe(1);
+  });
+
+  it('node_modules and hidden directories are not searched', async () => {
+    const root = tree({
+      'policies/billing.yaml': BILLING,
+      'node_modules/x/policy.yaml': BILLING.replace('billing.order-placed', 'copied'),
+      '.git/x.yaml': 'not: yaml: at: all',
+    });
+    const result = await cli('validate', root);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('1 policy in 1 file');
+  });
+});
+
+describe('what is not a policy, and what is named twice (item 2)', () => {
+  it('a file named twice is validated once: no duplicate-policy-name against itself', async () => {
+    const result = await cli('validate', 'policies/billing.yaml', 'policies/billing.yaml');
+    expect(result.code).toBe(0);
+    expect(result.err).not.toContain('duplicate-policy-name');
+    expect(result.out).toContain('1 policy in 1 file');
+  });
+
+  it('a Pulumi.yaml beside the policies is skipped, and the output says so', async () => {
+    const root = tree({
+      'billing.yaml': BILLING,
+      'Pulumi.yaml': 'name: shop\nruntime: nodejs\n',
+      'k8s/deployment.yaml': 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: x }\n',
+    });
+    const result = await cli('validate', root);
+    expect(result.code).toBe(0);
+    expect(result.err).toMatch(
+      /ℹ .*Pulumi\.yaml:1:1 \(document\): skipped: a YAML file, not a retry policy .*\[note not-a-policy\]/,
+    );
+    expect(result.err).toMatch(/ℹ .*deployment\.yaml.*\[note not-a-policy\]/);
+    expect(result.out).toContain('1 policy in 3 files valid (0 errors, 1 warning, 2 notes)');
+  });
+
+  it('a directory of YAML files none of which is a policy checked nothing: it fails', async () => {
+    const root = tree({ 'Pulumi.yaml': 'name: shop\nruntime: nodejs\n' });
+    const result = await cli('validate', root);
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/1 YAML file found, none of them a retry policy.*\[error no-policy-files\]/);
+  });
+
+  it('a broken policy in a directory is checked, not skipped: its kind says what it is', async () => {
+    const root = tree({ 'billing.yaml': BILLING.replace('apiVersion: retry-topology/v1', 'apiVersion: v1') });
+    const result = await cli('validate', root);
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('[error invalid-value]');
+  });
+
+  it('a file named on the command line is always checked as a policy', async () => {
+    const result = await cli('validate', tempPolicy('name: shop\nruntime: nodejs\n', 'Pulumi.yaml'));
+    expect(result.code).toBe(1);
+    expect(result.err).toContain('[error required]');
+  });
+});
+
+describe('plan, render and simulate say what is wrong (item 3)', () => {
+  const kafkaOnly = () =>
+    tempPolicy(
+      BILLING.replace(/ {4}rabbitmq:\n( {6}.*\n)+/, '').replace(/ {4}serviceBus:\n( {6}.*\n?)+/, ''),
+    );
+
+  it('plan --target rabbitmq on a Kafka-only policy exits 2 and names the targets it has', async () => {
+    const file = kafkaOnly();
+    expect(readFileSync(file, 'utf8')).not.toContain('rabbitmq:');
+    const result = await cli('plan', file, '--target', 'rabbitmq', '--format', 'json');
+    expect(result.code).toBe(2);
+    expect(result.out).toBe('');
+    expect(result.err).toContain('policy "billing.order-placed" has no rabbitmq target (it has: kafka)');
+  });
+
+  it('plan of a directory with --target keeps the policies that have it, and says which it left out', async () => {
+    const result = await cli('plan', 'policies', '--target', 'kafka', '--format', 'json');
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.out).map((plan: { policy: string }) => plan.policy)).toEqual([
+      'billing.order-placed',
+      'shipping.order-paid',
+    ]);
+    expect(result.err).toContain('left out, without a kafka target: "shipping.label-printed"');
+  });
+
+  it.each(['plan', 'render', 'simulate'])(
+    '%s on an empty directory says there is nothing, not "undefined" or "()"',
+    async (command) => {
+      const extra =
+        command === 'render'
+          ? ['--format', 'svg']
+          : command === 'simulate'
+            ? ['--outage', '1m', '--rate', '1/s']
+            : [];
+      const result = await cli(command, tree({}), ...extra);
+      expect(result.code).toBe(1);
+      expect(result.err).toContain('no policy files here');
+      expect(result.err).not.toContain('undefined');
+      expect(result.err).not.toContain('()');
+    },
+  );
+
+  it('render of a file with several policies lists them to pick from', async () => {
+    const result = await cli('render', 'policies/shipping.yaml', '--format', 'svg');
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('pick one with --policy ("shipping.order-paid", "shipping.label-printed")');
+  });
+});
+
+describe('machine-readable output, version, stdin and globs (item 15)', () => {
+  it('validate --format json: every finding with file, line, column, path, code and severity', async () => {
+    const file = tempPolicy(BILLING.replace('initial: 1s', 'initial: fast'));
+    const result = await cli('validate', file, 'policies/shipping.yaml', '--format', 'json');
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.out);
+    expect(report).toMatchObject({ tool: 'retry-topology', ok: false, summary: { files: 2, errors: 1 } });
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({
+        file,
+        line: 17,
+        column: 14,
+        path: ['spec', 'backoff', 'initial'],
+        pathText: 'spec.backoff.initial',
+        code: 'invalid-duration',
+        severity: 'error',
+        docs: 'docs/codes/invalid-duration.md',
+      }),
+    );
+    for (const finding of report.findings) {
+      expect(Object.keys(ISSUE_CODES)).toContain(finding.code);
+      expect(finding.line).toBeGreaterThan(0);
+      expect(finding.column).toBeGreaterThan(0);
+    }
+  });
+
+  it('validate --format github: one workflow annotation per finding, on its line', async () => {
+    const file = tempPolicy(BILLING.replace('initial: 1s', 'initial: fast'));
+    const result = await cli('validate', file, 'policies/billing.yaml', '--format', 'github');
+    expect(result.code).toBe(1);
+    const lines = result.out.split('\n').filter((line) => line.startsWith('::'));
+    expect(lines).toContain(
+      `::error file=${file},line=17,col=14,title=retry-topology invalid-duration::spec.backoff.initial: expected a duration like "500ms" or "2s" (units ms, s, m, h, d), got "fast" [error invalid-duration]`,
+    );
+    expect(lines.some((line) => line.startsWith('::warning file=') && line.includes('no-jitter'))).toBe(true);
+  });
+
+  it('a github annotation cannot be split into a second command', async () => {
+    const key = 'x\n::error::forged';
+    const file = tempPolicy(BILLING.replace('  jitter: none', `  jitter: none\n  ${JSON.stringify(key)}: 1`));
+    const result = await cli('validate', file, '--format', 'github');
+    expect(result.out.split('\n').filter((line) => line.includes('forged'))).toHaveLength(1);
+    expect(result.out).not.toMatch(/^::error::forged/m);
+  });
+
+  it('--version prints the package version', async () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8'));
+    const result = await cli('--version');
+    expect(result.code).toBe(0);
+    expect(result.out.trim()).toBe(version);
+  });
+
+  it('- reads a policy from standard input', async () => {
+    const result = await cliWithStdin(BILLING.replace('initial: 1s', 'initial: fast'), 'validate', '-');
+    expect(result.code).toBe(1);
+    expect(result.err).toMatch(/^✖ <stdin>:17:14 spec\.backoff\.initial: /m);
+    const plan = await cliWithStdin(BILLING, 'plan', '-', '--format', 'json', '--target', 'kafka');
+    expect(JSON.parse(plan.out).policy).toBe('billing.order-placed');
+  });
+
+  it('expands a glob itself, as where no shell does (npm scripts on Windows, quoted arguments)', async () => {
+    const root = tree({ 'a/billing.yaml': BILLING, 'b/shipping.yaml': SHIPPING, 'b/notes.txt': 'x' });
+    const result = await cli('validate', `${root}/**/*.yaml`);
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('3 policies in 2 files valid');
+    const none = await cli('validate', `${root}/**/*.json`);
+    expect(none.code).toBe(1);
+    expect(none.err).toContain('the pattern matches no file [error no-policy-files]');
+  });
+
+  it('the built bin reads standard input and prints its version', () => {
+    const piped = spawnSync(process.execPath, ['dist/cli/main.js', 'validate', '-'], {
+      input: BILLING,
+      encoding: 'utf8',
+    });
+    expect(piped.status).toBe(0);
+    expect(piped.stdout).toContain('1 policy in 1 file valid');
+    const version = spawnSync(process.execPath, ['dist/cli/main.js', '--version'], { encoding: 'utf8' });
+    expect(version.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+});
+
+describe('simulate options (item 14)', () => {
+  it('--seed -1 is a seed, not an unknown option', async () => {
+    const result = await cli(
+      'simulate',
+      'policies/billing.yaml',
+      '--outage',
+      '1m',
+      '--rate',
+      '10/s',
+      '--seed',
+      '-1',
+    );
+    expect(result.code, result.err).toBe(0);
+    expect(result.out).toContain('seed -1');
+  });
+
+  it('a rate too small for one message in the outage is refused, not shown as 0/s with dead letters', async () => {
+    const result = await cli('simulate', 'policies/billing.yaml', '--outage', '10m', '--rate', '0.0000001/s');
+    expect(result.code).toBe(2);
+    expect(result.err).toContain('at 1e-7/s no message arrives during a 10m outage');
+    expect(result.out).toBe('');
+  });
+
+  it('a small rate that does bring messages is shown with its digits', async () => {
+    const result = await cli(
+      'simulate',
+      'policies/billing.yaml',
+      '--outage',
+      '10m',
+      '--rate',
+      '0.01/s',
+      '--target',
+      'kafka',
+    );
+    expect(result.code).toBe(0);
+    expect(result.out).toContain('0.01/s');
+    expect(result.out).toMatch(/messages in the outage\s+6\s/);
+  });
+});
