@@ -19,11 +19,6 @@ interface Owner {
   loaded: LoadedPolicy;
 }
 
-/** Two policies may both name a source they consume from, or a queue they forward dead letters to. */
-function compatible(a: NamedEntity, b: NamedEntity): boolean {
-  return a.shared !== undefined && a.shared === b.shared && !(a.owned && b.owned);
-}
-
 function where(loaded: LoadedPolicy): string {
   return `${loaded.file}:${loaded.line}`;
 }
@@ -45,7 +40,26 @@ export function crossPolicyIssues(
   };
 
   const byName = new Map<string, LoadedPolicy>();
-  const owners = new Map<string, Owner[]>();
+  // Per name: the first user of each kind of sharing, and the first owner. That is all a later
+  // user is compared with, so a source exchange a thousand policies share costs one lookup each.
+  const owners = new Map<string, { firstBy: Map<string, Owner>; owned?: Owner }>();
+  const conflict = (entity: NamedEntity, loaded: LoadedPolicy, key: string): Owner | undefined => {
+    const seen = owners.get(key);
+    if (!seen) return undefined;
+    // Another kind of use of the name (or any use, for a name that cannot be shared) clashes.
+    for (const [shared, owner] of seen.firstBy)
+      if (owner.loaded !== loaded && (entity.shared === undefined || shared !== entity.shared)) return owner;
+    // The same kind of sharing clashes only when both would provision it.
+    if (entity.owned && seen.owned && seen.owned.loaded !== loaded) return seen.owned;
+    return undefined;
+  };
+  const remember = (entity: NamedEntity, loaded: LoadedPolicy, key: string) => {
+    const seen = owners.get(key) ?? { firstBy: new Map<string, Owner>() };
+    const shared = entity.shared ?? '';
+    if (!seen.firstBy.has(shared)) seen.firstBy.set(shared, { entity, loaded });
+    if (entity.owned && !seen.owned) seen.owned = { entity, loaded };
+    owners.set(key, seen);
+  };
   for (const loaded of policies) {
     const name = loaded.policy.name;
     const earlier = byName.get(name);
@@ -67,8 +81,7 @@ export function crossPolicyIssues(
     const reported = new Set<string>();
     for (const entity of entityNames(loaded.policy)) {
       const key = `${entity.target}\u0000${entity.scope}\u0000${entity.key}`;
-      const list = owners.get(key) ?? [];
-      const other = list.find((owner) => owner.loaded !== loaded && !compatible(entity, owner.entity));
+      const other = conflict(entity, loaded, key);
       // One finding per field: a renamed queue would otherwise report each of its wait queues.
       const field = entity.path.join('.');
       if (other && !reported.has(field)) {
@@ -85,8 +98,7 @@ export function crossPolicyIssues(
           ),
         );
       }
-      list.push({ entity, loaded });
-      owners.set(key, list);
+      remember(entity, loaded, key);
     }
   }
   return out;
