@@ -34,14 +34,19 @@ function writePolicies(root: string): void {
       .replace('declareTopic: true', 'declareTopic: false')
       .replace('declareExchange: true', 'declareExchange: false')
       // Clean under --strict: the acknowledged warning is a note.
-      .replace('  jitter: none', '  jitter: none\n  acknowledge:\n    - code: no-jitter\n      reason: bench');
+      .replace(
+        '  jitter: none',
+        '  jitter: none\n  acknowledge:\n    - code: no-jitter\n      reason: bench',
+      );
     writeFileSync(join(team, `${name}.yaml`), text);
   }
 }
 
 function once(dir: string): { ms: number; status: number | null; out: string } {
   const start = performance.now();
-  const result = spawnSync(process.execPath, ['dist/cli/main.js', 'validate', '--strict', dir], { encoding: 'utf8' });
+  const result = spawnSync(process.execPath, ['dist/cli/main.js', 'validate', '--strict', dir], {
+    encoding: 'utf8',
+  });
   return { ms: performance.now() - start, status: result.status, out: `${result.stdout}${result.stderr}` };
 }
 
@@ -54,9 +59,13 @@ try {
   for (let round = 0; round < ROUNDS; round++) times.push(once(root).ms);
   times.sort((a, b) => a - b);
   const median = times[Math.floor(times.length / 2)] ?? 0;
-  console.log(`${POLICIES} policies in ${POLICIES} files, ${ROUNDS} rounds (load ${loadavg()[0]?.toFixed(2)})`);
+  console.log(
+    `${POLICIES} policies in ${POLICIES} files, ${ROUNDS} rounds (load ${loadavg()[0]?.toFixed(2)})`,
+  );
   console.log(`  ${warm.out.trim().split('\n').pop()}`);
-  console.log(`  median ${Math.round(median)} ms, fastest ${Math.round(times[0] ?? 0)} ms, slowest ${Math.round(times[times.length - 1] ?? 0)} ms`);
+  console.log(
+    `  median ${Math.round(median)} ms, fastest ${Math.round(times[0] ?? 0)} ms, slowest ${Math.round(times[times.length - 1] ?? 0)} ms`,
+  );
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
