@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { COMMENT_MARKER } from '../../cli/diff/markdown';
@@ -50,11 +52,24 @@ describe('examples/ci/retry-policy-review.yml', () => {
   it('calls validate and diff the way this CLI takes them', async () => {
     const lines = commands(workflow);
     expect(lines.map((line) => line[0])).toEqual(['validate', 'diff']);
-    expect(lines[1]).toEqual(['diff', 'git:HEAD:policies', 'policies']);
+    expect(lines[0]).toEqual(['validate', 'policies', '--format', 'github']);
+    expect(lines[1]).toEqual([
+      'diff',
+      'git:HEAD:policies',
+      'policies',
+      '--full-report',
+      'retry-diff-full.md',
+    ]);
+    // The full report goes to a temporary file here, not into the repository.
+    const report = join(mkdtempSync(join(tmpdir(), 'rt-ci-')), 'retry-diff-full.md');
     for (const argv of lines) {
-      const result = await cli(...argv);
+      const result = await cli(...argv.map((word) => (word === 'retry-diff-full.md' ? report : word)));
       expect(result.code, `${argv.join(' ')}: ${result.err}`).toBe(0);
     }
+    expect(readFileSync(report, 'utf8')).toContain(COMMENT_MARKER);
+    // The artifact step keeps the file the diff step writes.
+    const upload = steps(workflow).find((step) => step.uses?.startsWith('actions/upload-artifact'));
+    expect(upload?.with?.path).toBe('retry-diff-full.md');
   });
 
   it('finds its earlier comment by the marker the diff prints', () => {
