@@ -7,6 +7,9 @@ import { run } from '../../cli/run';
 import { ISSUE_CODES } from '../../policy';
 import { BILLING, cli, tempPolicy } from './cli-harness';
 
+/** Each test runs the CLI several times; a loaded 2-core machine can take seconds for each. */
+const SLOW_MS = 60_000;
+
 /** What the CI gate reads, and what it says when it reads nothing. */
 
 const SHIPPING = readFileSync('policies/shipping.yaml', 'utf8');
@@ -32,7 +35,7 @@ async function cliWithStdin(stdin: string, ...argv: string[]) {
   return { code, out: out.join(''), err: err.join('\n') };
 }
 
-describe('validate finds what it is pointed at (item 1)', () => {
+describe('validate finds what it is pointed at (item 1)', { timeout: SLOW_MS }, () => {
   it('searches subdirectories, and .YAML in any case', async () => {
     const root = tree({
       'team-a/billing.YAML': BILLING,
@@ -70,7 +73,7 @@ describe('validate finds what it is pointed at (item 1)', () => {
   });
 });
 
-describe('what is not a policy, and what is named twice (item 2)', () => {
+describe('what is not a policy, and what is named twice (item 2)', { timeout: SLOW_MS }, () => {
   it('a file named twice is validated once: no duplicate-policy-name against itself', async () => {
     const result = await cli('validate', 'policies/billing.yaml', 'policies/billing.yaml');
     expect(result.code).toBe(0);
@@ -114,7 +117,7 @@ describe('what is not a policy, and what is named twice (item 2)', () => {
   });
 });
 
-describe('plan, render and simulate say what is wrong (item 3)', () => {
+describe('plan, render and simulate say what is wrong (item 3)', { timeout: SLOW_MS }, () => {
   const kafkaOnly = () =>
     tempPolicy(
       BILLING.replace(/ {4}rabbitmq:\n( {6}.*\n)+/, '').replace(/ {4}serviceBus:\n( {6}.*\n?)+/, ''),
@@ -163,7 +166,7 @@ describe('plan, render and simulate say what is wrong (item 3)', () => {
   });
 });
 
-describe('machine-readable output, version, stdin and globs (item 15)', () => {
+describe('machine-readable output, version, stdin and globs (item 15)', { timeout: SLOW_MS }, () => {
   it('validate --format json: every finding with file, line, column, path, code and severity', async () => {
     const file = tempPolicy(BILLING.replace('initial: 1s', 'initial: fast'));
     const result = await cli('validate', file, 'policies/shipping.yaml', '--format', 'json');
@@ -245,7 +248,7 @@ describe('machine-readable output, version, stdin and globs (item 15)', () => {
   });
 });
 
-describe('simulate options (item 14)', () => {
+describe('simulate options (item 14)', { timeout: SLOW_MS }, () => {
   it('--seed -1 is a seed, not an unknown option', async () => {
     const result = await cli(
       'simulate',

@@ -5,6 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { BILLING, cli, tempPolicy } from './cli-harness';
 import { codeTexts, liveMarkdown, rawControls, xmlProblem } from './inert';
 
+/** Each test runs the CLI several times; a loaded 2-core machine can take seconds for each. */
+const SLOW_MS = 60_000;
+
 /**
  * What a policy holds cannot act in the outputs: no live Markdown in a pull-request comment, no
  * terminal control sequence in validate, no invalid XML in an SVG, and a comment that fits.
@@ -16,7 +19,7 @@ const TERMINAL = '\u001b]0;pwned\u0007\u001b[31m';
 /** YAML for a double-quoted scalar: JSON's escapes are YAML's. */
 const quoted = (text: string) => JSON.stringify(text);
 
-describe('pull-request Markdown (diff) is inert', () => {
+describe('pull-request Markdown (diff) is inert', { timeout: SLOW_MS }, () => {
   it('a key, an error name and a consumer full of markup are code, not links, HTML or mentions', async () => {
     const hostile = BILLING.replace(
       '      errorNames: [InvalidCurrencyError]',
@@ -63,7 +66,7 @@ describe('pull-request Markdown (diff) is inert', () => {
   });
 });
 
-describe('human output escapes control characters', () => {
+describe('human output escapes control characters', { timeout: SLOW_MS }, () => {
   it('an unknown key with terminal escapes is printed as escapes by validate', async () => {
     const file = tempPolicy(BILLING.replace('  jitter: none', `  jitter: none\n  ${quoted(TERMINAL)}: 1`));
     const result = await cli('validate', file);
@@ -92,7 +95,7 @@ describe('human output escapes control characters', () => {
   });
 });
 
-describe('SVG output is XML', () => {
+describe('SVG output is XML', { timeout: SLOW_MS }, () => {
   it('a routing key with U+0001 is refused as an entity name, located', async () => {
     const file = tempPolicy(
       BILLING.replace('routingKey: order.placed', `routingKey: ${quoted('order\u0001placed')}`),

@@ -5,12 +5,15 @@ import { describe, expect, it } from 'vitest';
 import { BILLING, cli, tempPolicy } from './cli-harness';
 import { liveMarkdown } from './inert';
 
+/** Each test runs the CLI several times; a loaded 2-core machine can take seconds for each. */
+const SLOW_MS = 60_000;
+
 /** What a reviewer reads: where dead letters are, acknowledged warnings, and a comment that fits. */
 
 const SUBSCRIPTION_DLQ = 'orders/subscriptions/billing/$deadletterqueue';
 const RETRY_DLQ = 'billing.order-placed.retry/$deadletterqueue';
 
-describe('Service Bus dead letters in plan and render (item 6)', () => {
+describe('Service Bus dead letters in plan and render (item 6)', { timeout: SLOW_MS }, () => {
   it("plan points exhausted messages at the retry queue's subqueue, and lists both", async () => {
     const result = await cli('plan', 'policies/billing.yaml', '--target', 'servicebus');
     expect(result.code).toBe(0);
@@ -46,7 +49,7 @@ describe('Service Bus dead letters in plan and render (item 6)', () => {
   });
 });
 
-describe('an acknowledged warning (item 8)', () => {
+describe('an acknowledged warning (item 8)', { timeout: SLOW_MS }, () => {
   const REASON = 'fixed waits are what the partner rate limiter expects; reviewed in #412';
   const acknowledged = BILLING.replace(
     '  jitter: none',
@@ -109,7 +112,7 @@ function fortyPolicies(): { old: string; next: string } {
   return { old, next };
 }
 
-describe('a bounded pull-request comment (item 12)', () => {
+describe('a bounded pull-request comment (item 12)', { timeout: SLOW_MS }, () => {
   it('40 changed policies fit in a comment, summary and table first, with a line for what was cut', async () => {
     const { old, next } = fortyPolicies();
     const report = join(mkdtempSync(join(tmpdir(), 'rt-report-')), 'full.md');
