@@ -53,8 +53,8 @@ function benchPlan(name: string): RetryPlan {
   );
 }
 
-async function fill(channel: ConfirmChannel, queue: string): Promise<void> {
-  for (let sent = 0; sent < MESSAGES; sent++) {
+async function fill(channel: ConfirmChannel, queue: string, count = MESSAGES): Promise<void> {
+  for (let sent = 0; sent < count; sent++) {
     if (!channel.sendToQueue(queue, BODY, { persistent: true }))
       await new Promise((resolve) => channel.once('drain', resolve));
   }
@@ -84,7 +84,7 @@ function countAcks(channel: ConfirmChannel): { done: Promise<number>; restore():
     } else if (tag > upTo) {
       above.add(tag);
     }
-    if (upTo + above.size === MESSAGES) finish(performance.now() - started);
+    if (upTo + above.size >= MESSAGES) finish(performance.now() - started);
   };
   return {
     done,
@@ -126,10 +126,16 @@ async function wrapperConsume(channel: ConfirmChannel, plan: RetryPlan, fail: bo
 
 /**
  * A retry loop written by hand: consume, call the handler, and when it throws, a confirmed copy
- * (body, properties and headers kept, the attempt header incremented) to the wait queue, then the
- * ack. What an application without the runtime would write, minus classification and dead letters.
+ * (body, properties and headers kept, the attempt header incremented) through the same retry
+ * exchange to the same wait queue, then the ack. What an application without the runtime would
+ * write on the same topology, minus classification, dead letters and return detection.
  */
-async function handRetry(channel: ConfirmChannel, queue: string, waitQueue: string): Promise<number> {
+async function handRetry(
+  channel: ConfirmChannel,
+  queue: string,
+  exchange: string,
+  waitQueue: string,
+): Promise<number> {
   await channel.prefetch(PREFETCH);
   const acks = countAcks(channel);
   await channel.consume(queue, async (message) => {
@@ -141,7 +147,7 @@ async function handRetry(channel: ConfirmChannel, queue: string, waitQueue: stri
       const headers = message.properties.headers ?? {};
       const attempt = Number(headers['retry-attempt'] ?? 1);
       channel.publish(
-        '',
+        exchange,
         waitQueue,
         message.content,
         {
@@ -205,7 +211,14 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
 }
 
-type Line = 'rawConsume' | 'wrapperHappy' | 'rawPublish' | 'rawRoute' | 'handRetry' | 'wrapperFailure';
+type Line =
+  | 'rawConsume'
+  | 'wrapperHappy'
+  | 'wrapperHappyUnbatched'
+  | 'rawPublish'
+  | 'rawRoute'
+  | 'handRetry'
+  | 'wrapperFailure';
 interface Run {
   ms: number;
   /** Node CPU (user + system) per message, in microseconds. */
@@ -224,9 +237,18 @@ async function main() {
   await channel.assertQueue(sink, { durable: true, arguments: { 'x-queue-type': 'quorum' } });
 
   // Every measurement gets a channel of its own, so delivery tags start at 1.
-  const filled = () => fill(channel, rabbit.mainQueue);
+  // Each line starts from empty queues, whatever the line before left behind.
+  const filled = async (count = MESSAGES) => {
+    for (const queue of [rabbit.mainQueue, waitQueue]) {
+      const { messageCount } = await channel.purgeQueue(queue);
+      if (messageCount > 0) console.error(`  (${messageCount} messages left in ${queue} by the line before)`);
+    }
+    await fill(channel, rabbit.mainQueue, count);
+  };
   const purge = (queue: string) => async () => {
-    await channel.purgeQueue(queue);
+    const { messageCount } = await channel.purgeQueue(queue);
+    if (queue === waitQueue && messageCount !== MESSAGES)
+      console.error(`  (${messageCount} copies in the wait queue, expected ${MESSAGES})`);
   };
   // Each line: what to set up (untimed), the timed run on a fresh channel, and what to clean up.
   const lines: Record<
@@ -238,7 +260,16 @@ async function main() {
     }
   > = {
     rawConsume: { before: filled, run: (fresh) => rawConsume(fresh, rabbit.mainQueue) },
-    wrapperHappy: { before: filled, run: (fresh) => wrapperConsume(fresh, plan, false) },
+    wrapperHappy: { before: () => filled(), run: (fresh) => wrapperConsume(fresh, plan, false) },
+    // The same on a channel that delivered once before (a basic.get): the ack ledger sees a tag it
+    // does not own, so every ack goes alone. What the batching is worth.
+    wrapperHappyUnbatched: {
+      before: () => filled(MESSAGES + 1),
+      run: async (fresh) => {
+        await fresh.get(rabbit.mainQueue, { noAck: true });
+        return wrapperConsume(fresh, plan, false);
+      },
+    },
     rawPublish: { run: (fresh) => rawConfirmedPublish(fresh, sink), after: purge(sink) },
     rawRoute: {
       before: filled,
@@ -247,7 +278,7 @@ async function main() {
     },
     handRetry: {
       before: filled,
-      run: (fresh) => handRetry(fresh, rabbit.mainQueue, waitQueue),
+      run: (fresh) => handRetry(fresh, rabbit.mainQueue, rabbit.retryExchange, waitQueue),
       after: purge(waitQueue),
     },
     wrapperFailure: {
@@ -256,9 +287,9 @@ async function main() {
       after: purge(waitQueue),
     },
   };
-  // BENCH_ONLY=wrapperFailure (or any line) times just that line, e.g. under --cpu-prof.
-  const only = process.env.BENCH_ONLY as Line | undefined;
-  const order = only ? [only] : (Object.keys(lines) as Line[]);
+  // BENCH_ONLY=handRetry,wrapperFailure runs just those lines (e.g. under --cpu-prof).
+  const only = process.env.BENCH_ONLY?.split(',') as Line[] | undefined;
+  const order = only ?? (Object.keys(lines) as Line[]);
   const results = Object.fromEntries(order.map((line) => [line, [] as Run[]])) as Record<Line, Run[]>;
   try {
     for (let round = 1; round <= ROUNDS; round++) {
@@ -294,24 +325,24 @@ async function main() {
         .padStart(7)} msg/s (median)  Node CPU ${median(runs.map((run) => run.cpuUs)).toFixed(1)} µs/msg`,
     );
   }
-  if (!only) {
+  const has = (...names: Line[]) => names.every((name) => order.includes(name));
+  const report = (label: string, line: Line, base: Line) => {
+    if (has(line, base)) console.log(`${label}, per round: ${spread(ratios(line, base))}`);
+  };
+  report('happy:   consumeWithRetries / raw consume+ack', 'wrapperHappy', 'rawConsume');
+  report(
+    'happy:   consumeWithRetries acking one by one / raw consume+ack',
+    'wrapperHappyUnbatched',
+    'rawConsume',
+  );
+  report('failure: consumeWithRetries / hand-written retry loop', 'wrapperFailure', 'handRetry');
+  report('failure: consumeWithRetries / bare loop (no handler)', 'wrapperFailure', 'rawRoute');
+  report('failure: hand-written retry loop / bare loop', 'handRetry', 'rawRoute');
+  const cpu = (line: Line) => median(results[line].map((run) => run.cpuUs));
+  if (has('wrapperFailure', 'handRetry'))
     console.log(
-      `happy:   consumeWithRetries / raw consume+ack, per round: ${spread(ratios('wrapperHappy', 'rawConsume'))}`,
+      `Node CPU per message: consumeWithRetries / hand-written retry loop ${(cpu('wrapperFailure') / cpu('handRetry')).toFixed(2)}`,
     );
-    console.log(
-      `failure: consumeWithRetries / hand-written retry loop, per round: ${spread(ratios('wrapperFailure', 'handRetry'))}`,
-    );
-    console.log(
-      `failure: consumeWithRetries / bare loop (no handler), per round: ${spread(ratios('wrapperFailure', 'rawRoute'))}`,
-    );
-    console.log(
-      `failure: hand-written retry loop / bare loop, per round: ${spread(ratios('handRetry', 'rawRoute'))}`,
-    );
-    const cpu = (line: Line) => median(results[line].map((run) => run.cpuUs));
-    console.log(
-      `Node CPU per message: consumeWithRetries / hand-written retry loop ${(cpu('wrapperFailure') / cpu('handRetry')).toFixed(2)}, / bare loop ${(cpu('wrapperFailure') / cpu('rawRoute')).toFixed(2)}`,
-    );
-  }
   console.log(JSON.stringify({ messages: MESSAGES, rounds: ROUNDS, results }));
 }
 
