@@ -1,9 +1,10 @@
 import { defineConfig } from 'vitest/config';
 
-// `unit` needs nothing running; `integration` needs the local brokers that scripts/brokers.sh
-// starts (npm test does that first), RabbitMQ 3.10 among them; `rabbitmq-4.0` and `rabbitmq-4.3`
-// run the RabbitMQ integration suites on those versions; `e2e` needs the brokers and the Pulumi
-// engine (scripts/pulumi-e2e.sh runs it; docs/pulumi-e2e.md).
+// `unit` needs nothing running; `package` needs npm's registry (or its cache); `integration`
+// needs the local brokers that scripts/brokers.sh starts (npm test does that first), RabbitMQ 3.10
+// among them; `rabbitmq-4.0` and `rabbitmq-4.3` run the RabbitMQ integration suites on those
+// versions; `e2e` needs the brokers and the Pulumi engine (scripts/pulumi-e2e.sh runs it;
+// docs/pulumi-e2e.md).
 export default defineConfig({
   test: {
     projects: [
@@ -11,13 +12,24 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/integration/**', 'test/e2e/**'],
+          exclude: ['test/integration/**', 'test/e2e/**', 'test/package/**'],
           // Some tests load the built package (dist/) the way users do.
           globalSetup: ['test/support/build-once.ts'],
           // Property runs, Pulumi mocks and child Node processes take seconds each; on a loaded
           // 2-core CI machine vitest's 5 s default fails them for being slow, not wrong.
           testTimeout: 60_000,
           hookTimeout: 60_000,
+        },
+      },
+      {
+        test: {
+          // The package as users get it: packed from a fresh clone, installed with npm into a project
+          // made like `pulumi new typescript`, compiled with that project's tsconfig.
+          name: 'package',
+          include: ['test/package/**/*.test.ts'],
+          globalSetup: ['test/package/setup.ts'],
+          testTimeout: 300_000,
+          hookTimeout: 300_000,
         },
       },
       {

@@ -1,0 +1,83 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+/**
+ * A project laid out the way `pulumi new typescript` makes one (pulumi/templates, typescript/:
+ * package.json with `main: index.ts`, no "type", so CommonJS; the tsconfig.json below), with the
+ * packed tarball and the peer packages installed by npm, as a team would install them.
+ */
+
+const ROOT = resolve(__dirname, '..', '..');
+
+/** The template's compiler options since March 2026 (pulumi/templates 81e6522: nodenext). */
+export const TEMPLATE_OPTIONS = {
+  strict: true,
+  outDir: 'bin',
+  target: 'es2020',
+  module: 'nodenext',
+  moduleResolution: 'nodenext',
+  sourceMap: true,
+  experimentalDecorators: true,
+  pretty: true,
+  noFallthroughCasesInSwitch: true,
+  noImplicitReturns: true,
+  forceConsistentCasingInFileNames: true,
+} as const;
+
+/**
+ * What the template wrote from 2024 until then, and what most existing programs still have:
+ * `moduleResolution: node`, which ignores "exports" and finds subpaths through "typesVersions".
+ */
+export const TEMPLATE_NODE10_OPTIONS = { ...TEMPLATE_OPTIONS, module: 'commonjs', moduleResolution: 'node' };
+
+/** A bundler-based setup (esbuild, Vite, tsup and the like). */
+export const BUNDLER_OPTIONS = { ...TEMPLATE_OPTIONS, module: 'esnext', moduleResolution: 'bundler' };
+
+/** Neither the template nor these set esModuleInterop or skipLibCheck: every .d.ts is checked. */
+export function writeTsconfig(dir: string, name: string, options: object, files: string[]): string {
+  const path = join(dir, name);
+  writeFileSync(path, `${JSON.stringify({ compilerOptions: options, files }, null, 4)}\n`);
+  return path;
+}
+
+/** The versions this repository tests with (its lockfile), so npm finds them in its cache. */
+export function lockedVersion(name: string): string {
+  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
+    packages: Record<string, { version?: string }>;
+  };
+  const version = lock.packages[`node_modules/${name}`]?.version;
+  if (!version) throw new Error(`${name} is not in package-lock.json`);
+  return version;
+}
+
+export function createConsumerProject(tarball: string, packages: string[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rt-consumer-'));
+  writeFileSync(
+    join(dir, 'package.json'),
+    `${JSON.stringify(
+      {
+        name: 'user-project',
+        main: 'index.ts',
+        devDependencies: {
+          '@types/node': lockedVersion('@types/node'),
+          typescript: lockedVersion('typescript'),
+        },
+      },
+      null,
+      4,
+    )}\n`,
+  );
+  writeFileSync(join(dir, 'Pulumi.yaml'), 'name: user-project\nruntime: nodejs\n');
+  writeTsconfig(dir, 'tsconfig.json', TEMPLATE_OPTIONS, ['index.ts']);
+  execFileSync(
+    'npm',
+    ['install', '--prefer-offline', '--no-audit', '--no-fund', '--loglevel=error', tarball, ...packages],
+    {
+      cwd: dir,
+      stdio: ['ignore', 'ignore', 'inherit'],
+    },
+  );
+  return dir;
+}
