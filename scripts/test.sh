@@ -32,6 +32,10 @@ rm -f "$confluent_log"
 npx tsc -p test/confluent/tsconfig.json
 KAFKA_CLIENT=confluent npx vitest run --project integration test/integration/kafka \
   --reporter=default --reporter=./test/support/skipped-reporter.ts
+# The package as users get it (test/package/): `npm pack` of a fresh clone, installed with npm into a
+# project made like `pulumi new typescript`, compiled under its tsconfig, with every TypeScript
+# snippet of README.md and docs/. Run on its own so its compilers do not load the broker tests.
+npx vitest run --project package --reporter=default --reporter=./test/support/skipped-reporter.ts
 # The real Pulumi engine on the local brokers (docs/pulumi-e2e.md). Under CI=1 it builds the engine
 # once (cached in ~/.cache/retry-topology) and fails if it cannot; otherwise it skips with one line.
 bash scripts/pulumi-e2e.sh
