@@ -81,3 +81,13 @@ export function createConsumerProject(tarball: string, packages: string[]): stri
   );
   return dir;
 }
+
+/** Every code entry point the installed package exports, as import specifiers. */
+export function entryPoints(project: string): string[] {
+  const manifest = JSON.parse(
+    readFileSync(join(project, 'node_modules', 'retry-topology', 'package.json'), 'utf8'),
+  ) as { exports: Record<string, string> };
+  return Object.entries(manifest.exports)
+    .filter(([, target]) => target.endsWith('.js'))
+    .map(([key]) => `retry-topology${key.slice(1)}`);
+}

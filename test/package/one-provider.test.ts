@@ -11,7 +11,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, inject, it } from 'vitest';
 
 /**
  * Three throwaway projects, each with the packed package and exactly one Pulumi provider SDK
@@ -55,22 +55,14 @@ const compiled = {} as Record<Own, string>;
 
 beforeAll(async () => {
   base = mkdtempSync(join(tmpdir(), 'rt-one-provider-'));
-  const tarball = execFileSync('npm', ['pack', '--silent', '--pack-destination', base], {
-    cwd: ROOT,
-    encoding: 'utf8',
-  }).trim();
+  // The one tarball the `package` project packed from a fresh clone (test/package/setup.ts).
+  const tarball = inject('tarball');
   for (const own of TARGETS) {
     const project = join(base, own);
     const modules = join(project, 'node_modules');
     mkdirSync(join(modules, 'retry-topology'), { recursive: true });
     mkdirSync(join(modules, '@pulumi'));
-    execFileSync('tar', [
-      '-xzf',
-      join(base, tarball),
-      '-C',
-      join(modules, 'retry-topology'),
-      '--strip-components=1',
-    ]);
+    execFileSync('tar', ['-xzf', tarball, '-C', join(modules, 'retry-topology'), '--strip-components=1']);
     // Everything else a user would have installed: the repository's copies, minus the other providers.
     for (const entry of readdirSync(join(ROOT, 'node_modules'))) {
       if (['.bin', 'retry-topology', '@pulumi'].includes(entry)) continue;

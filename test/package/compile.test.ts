@@ -1,0 +1,180 @@
+import { execFile } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { promisify } from 'node:util';
+import { beforeAll, describe, expect, inject, it } from 'vitest';
+import {
+  BUNDLER_OPTIONS,
+  entryPoints,
+  TEMPLATE_NODE10_OPTIONS,
+  TEMPLATE_OPTIONS,
+  writeTsconfig,
+} from './consumer-project';
+import { allSnippets, type Snippet } from './snippets';
+
+/**
+ * What a team's own compiler says, in a project made like `pulumi new typescript` (its tsconfig:
+ * no esModuleInterop, no skipLibCheck, so every declaration file reached is checked) with the
+ * packed package and the peers installed:
+ * - every entry point's declarations, under the template's nodenext, the earlier template's
+ *   `moduleResolution: node`, and `bundler`;
+ * - every TypeScript snippet of README.md and docs/, each a file of its own, under the template's
+ *   tsconfig. Errors are reported at their line in the Markdown file. A snippet marked partial
+ *   (snippets.ts) is listed by name as not compiled.
+ * One compiler run per tsconfig, the three at once.
+ */
+const ROOT = resolve(__dirname, '..', '..');
+const project = inject('consumer');
+const entries = entryPoints(project);
+const snippets = allSnippets(ROOT);
+const compiled = snippets.filter((snippet) => !snippet.partial);
+const partial = snippets.filter((snippet) => snippet.partial);
+
+/**
+ * @azure/service-bus 7.9.5's own declarations `import Long from 'long'`, which needs
+ * esModuleInterop under `moduleResolution: node`: not ours to fix, and a team on that tsconfig has
+ * the error as soon as it imports the SDK itself. The test below checks it is still so.
+ */
+const NODE10_SKIPS = ['retry-topology/runtime/servicebus'];
+
+/** Every entry point's declarations loaded and checked, and the object API used as documented. */
+function entriesProgram(skip: string[]): string {
+  const used = entries.filter((entry) => !skip.includes(entry));
+  return [
+    ...used.map((entry, index) => `import * as entry${index} from '${entry}';`),
+    "import { definePolicy, derivePlan, parsePolicy, type PolicyInput, type RetryPlan } from 'retry-topology';",
+    'const input: PolicyInput = definePolicy({',
+    "  apiVersion: 'retry-topology/v1',",
+    "  kind: 'RetryPolicy',",
+    "  metadata: { name: 'billing.order-placed' },",
+    '  spec: {',
+    "    consumer: 'billing', maxAttempts: 3, backoff: { type: 'list', delays: ['1s', '5s'] },",
+    "    classify: { presets: ['http-transient'] }, idempotency: { idempotent: true },",
+    "    targets: { kafka: { topic: 'orders', consumerGroup: 'billing', partitions: 3 } },",
+    '  },',
+    '});',
+    'const plan: RetryPlan = derivePlan(parsePolicy(input));',
+    'export const group: string | undefined = plan.targets.kafka?.consumerGroup;',
+    `export const all = [${used.map((_, index) => `entry${index}`).join(', ')}];`,
+    '',
+  ].join('\n');
+}
+
+/** A file of its own per snippet: a snippet without import or export is a module all the same. */
+function sourceOf(snippet: Snippet): string {
+  return /^(import|export)\s/m.test(snippet.code) ? `${snippet.code}\n` : `${snippet.code}\nexport {};\n`;
+}
+
+/** Diagnostics by file (as tsc names it), continuation lines kept with their message. */
+function byFile(output: string): Map<string, string[]> {
+  const found = new Map<string, string[]>();
+  let last: string[] = [];
+  for (const line of output.split('\n')) {
+    if (line.trim() === '') continue;
+    if (/^\s/.test(line)) {
+      last.push(line);
+      continue;
+    }
+    const file = /^(.+?)\(\d+,\d+\): /.exec(line)?.[1] ?? '(tsc)';
+    last = found.get(file) ?? [];
+    found.set(file, last);
+    last.push(line);
+  }
+  return found;
+}
+
+const run = promisify(execFile);
+async function tsc(config: string): Promise<Map<string, string[]>> {
+  const binary = join(project, 'node_modules', '.bin', 'tsc');
+  const result = await run(binary, ['--noEmit', '--pretty', 'false', '-p', config], {
+    cwd: project,
+    maxBuffer: 64 * 1024 * 1024,
+  }).catch((error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }));
+  return byFile(result.stdout);
+}
+
+const results = {} as Record<'nodenext' | 'bundler' | 'node10', Map<string, string[]>>;
+const snippetFiles = new Map<string, string>();
+
+beforeAll(async () => {
+  mkdirSync(join(project, 'snippets'), { recursive: true });
+  for (const [index, snippet] of compiled.entries()) {
+    const file = `snippets/s${String(index + 1).padStart(2, '0')}.ts`;
+    writeFileSync(join(project, file), sourceOf(snippet));
+    snippetFiles.set(snippet.name, file);
+  }
+  writeFileSync(join(project, 'entries.ts'), entriesProgram([]));
+  writeFileSync(join(project, 'entries.node10.ts'), entriesProgram(NODE10_SKIPS));
+  writeFileSync(join(project, 'servicebus-only.ts'), "export * from '@azure/service-bus';\n");
+  const configs = {
+    nodenext: writeTsconfig(project, 'tsconfig.nodenext.json', TEMPLATE_OPTIONS, [
+      'entries.ts',
+      ...snippetFiles.values(),
+    ]),
+    bundler: writeTsconfig(project, 'tsconfig.bundler.json', BUNDLER_OPTIONS, ['entries.ts']),
+    node10: writeTsconfig(project, 'tsconfig.node10.json', TEMPLATE_NODE10_OPTIONS, [
+      'entries.node10.ts',
+      'servicebus-only.ts',
+    ]),
+  };
+  const [nodenext, bundler, node10] = await Promise.all([
+    tsc(configs.nodenext),
+    tsc(configs.bundler),
+    tsc(configs.node10),
+  ]);
+  Object.assign(results, { nodenext, bundler, node10 });
+  if (partial.length > 0)
+    console.info(
+      `Snippets not compiled, marked partial:\n${partial.map((snippet) => `  ${snippet.name} (${snippet.file}:${snippet.line}): ${snippet.partial}`).join('\n')}`,
+    );
+});
+
+/** Everything but the files a test looks at on its own: nothing at all is expected there. */
+function rest(found: Map<string, string[]>, mine: string[]): string[] {
+  return [...found].filter(([file]) => !mine.includes(file)).flatMap(([, lines]) => lines);
+}
+
+describe("the public types, under the project's own compiler", () => {
+  it('compile with the `pulumi new typescript` tsconfig (nodenext)', () => {
+    expect(results.nodenext.get('entries.ts') ?? []).toEqual([]);
+    expect(rest(results.nodenext, ['entries.ts', ...snippetFiles.values()])).toEqual([]);
+  });
+
+  it('compile with moduleResolution bundler', () => {
+    expect([...results.bundler.values()].flat()).toEqual([]);
+  });
+
+  it(`compile with the earlier template (commonjs, moduleResolution node), all but ${NODE10_SKIPS.join(', ')}`, () => {
+    expect(rest(results.node10, ['servicebus-only.ts'])).toEqual([]);
+  });
+
+  it("leave out of the node10 check only what @azure/service-bus's own declarations break", () => {
+    const errors = rest(results.node10, ['entries.node10.ts']);
+    expect(errors.length).toBeGreaterThan(0);
+    for (const error of errors.filter((line) => !/^\s/.test(line)))
+      expect(error).toMatch(/^node_modules\/@azure\/service-bus\/.*error TS1259/);
+  });
+});
+
+describe('the documentation snippets', () => {
+  it('are found: README.md and docs/ hold TypeScript snippets', () => {
+    expect(compiled.length).toBeGreaterThanOrEqual(8);
+  });
+
+  it.each(compiled.map((snippet) => [snippet.name, snippet] as const))('%s compiles', (_name, snippet) => {
+    const file = snippetFiles.get(snippet.name) ?? '';
+    // Reported at the line in the Markdown file.
+    const errors = (results.nodenext.get(file) ?? []).map((line) =>
+      line.replace(/^snippets\/s\d+\.ts\((\d+),(\d+)\)/, (_all, row: string, column: string) => {
+        return `${snippet.file}:${snippet.line + Number(row) - 1}:${column}`;
+      }),
+    );
+    expect(errors).toEqual([]);
+  });
+
+  // Listed by name so a partial snippet is never dropped without a trace.
+  it.skip.each(partial.map((snippet) => [snippet.name, snippet.partial] as const))(
+    '%s is not compiled (marked partial: %s)',
+    () => {},
+  );
+});
