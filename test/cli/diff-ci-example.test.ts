@@ -13,14 +13,21 @@ interface Step {
   run?: string;
   uses?: string;
   with?: Record<string, unknown>;
+  env?: Record<string, string>;
+}
+interface Job {
+  if?: string;
+  permissions?: Record<string, string>;
+  steps: Step[];
 }
 interface Workflow {
   on: Record<string, unknown>;
   permissions: Record<string, string>;
-  jobs: Record<string, { steps: Step[] }>;
+  jobs: Record<string, Job>;
 }
 
-const load = (name: string) => parse(readFileSync(`examples/ci/${name}`, 'utf8')) as Workflow;
+const text = (name: string) => readFileSync(`examples/ci/${name}`, 'utf8');
+const load = (name: string) => parse(text(name)) as Workflow;
 const steps = (workflow: Workflow) => Object.values(workflow.jobs).flatMap((job) => job.steps);
 
 function commands(workflow: Workflow): string[][] {
@@ -30,8 +37,7 @@ function commands(workflow: Workflow): string[][] {
     .filter((line): line is string => Boolean(line))
     .map((line) =>
       line
-        // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, not a JS template
-        .replace('${{ github.base_ref }}', 'main')
+        .replace('$BASE_REF', 'main')
         .replace('git:origin/main:', 'git:HEAD:')
         .split(' ')
         .map((word) => word.replace(/^"|"$/g, '')),
@@ -41,9 +47,8 @@ function commands(workflow: Workflow): string[][] {
 describe('examples/ci/retry-policy-review.yml', () => {
   const workflow = load('retry-policy-review.yml');
 
-  it('runs on pull requests and may write the comment', () => {
+  it('runs on every pull request and fetches the history the diff reads', () => {
     expect(Object.keys(workflow.on)).toEqual(['pull_request']);
-    expect(workflow.permissions['pull-requests']).toBe('write');
     expect(
       steps(workflow).find((step) => step.uses?.startsWith('actions/checkout'))?.with?.['fetch-depth'],
     ).toBe(0);
@@ -101,5 +106,72 @@ describe('examples/ci/pulumi.yml', () => {
       ['validate', 'policies'],
     ]);
     expect((await cli('validate', 'policies')).code).toBe(0);
+  });
+});
+
+describe.each(['retry-policy-review.yml', 'pulumi.yml'])(
+  'examples/ci/%s, as a team would copy it',
+  (name) => {
+    const workflow = load(name);
+    const jobs = Object.entries(workflow.jobs);
+
+    it('pins every action to a full commit SHA, with its release tag in a comment', () => {
+      const uses = text(name)
+        .split('\n')
+        .filter((line) => /^\s*-?\s*uses:/.test(line));
+      expect(uses.length).toBeGreaterThan(0);
+      for (const line of uses) expect(line).toMatch(/uses: [\w.-]+\/[\w.-]+@[0-9a-f]{40} # v\d+\.\d+\.\d+$/);
+    });
+
+    it('grants nothing by default, and each job only what it needs', () => {
+      expect(workflow.permissions).toEqual({});
+      for (const [id, job] of jobs) {
+        expect(job.permissions, id).toBeDefined();
+        const writes = Object.entries(job.permissions ?? {}).filter(([, level]) => level === 'write');
+        const runsCode = job.steps.some(
+          (step) => step.run !== undefined || step.uses?.startsWith('actions/checkout'),
+        );
+        // A job that checks out or runs the PR's code gets no write permission (id-token aside).
+        if (runsCode)
+          expect(
+            writes.filter(([scope]) => scope !== 'id-token'),
+            id,
+          ).toEqual([]);
+      }
+    });
+
+    it('posts PR comments from a job that runs nothing of the PR, and never for a fork', () => {
+      const commenting = jobs.filter(([, job]) => job.permissions?.['pull-requests'] === 'write');
+      expect(commenting.length).toBe(1);
+      for (const [, job] of commenting) {
+        expect(
+          job.steps.filter((step) => step.run !== undefined || step.uses?.startsWith('actions/checkout')),
+        ).toEqual([]);
+        expect(job.steps.map((step) => step.uses?.split('@')[0])).toEqual([
+          'actions/download-artifact',
+          'actions/github-script',
+        ]);
+      }
+      // Forks: the review gates without a comment; the preview job says why it did not run.
+      expect(text(name)).toContain('github.event.pull_request.head.repo.full_name');
+    });
+
+    it('can be a required check: no path filter leaves it pending', () => {
+      expect(workflow.on.pull_request ?? {}).not.toHaveProperty('paths');
+      expect(workflow.on.pull_request ?? {}).not.toHaveProperty('paths-ignore');
+    });
+
+    it('puts no expression into a shell script (values reach scripts through the environment)', () => {
+      for (const step of Object.values(workflow.jobs).flatMap((job) => job.steps))
+        expect(step.run ?? '').not.toContain('${{');
+    });
+  },
+);
+
+describe('examples/ci/pulumi.yml and the Pulumi program', () => {
+  it('passes no broker settings through the environment: the program reads only stack config', () => {
+    const settings = readFileSync('infra/settings.ts', 'utf8');
+    expect(settings).not.toMatch(/process\.env/);
+    expect(text('pulumi.yml')).not.toMatch(/RABBITMQ_|KAFKA_/);
   });
 });

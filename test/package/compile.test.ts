@@ -144,15 +144,16 @@ describe("the public types, under the project's own compiler", () => {
     expect([...results.bundler.values()].flat()).toEqual([]);
   });
 
+  // One run holds both files; the SDK's error is in its own declarations, whoever imports it.
+  const sdkError = (line: string) => /^node_modules\/@azure\/service-bus\/.*error TS1259/.test(line);
+
   it(`compile with the earlier template (commonjs, moduleResolution node), all but ${NODE10_SKIPS.join(', ')}`, () => {
-    expect(rest(results.node10, ['servicebus-only.ts'])).toEqual([]);
+    const errors = [...results.node10.values()].flat().filter((line) => !/^\s/.test(line));
+    expect(errors.filter((line) => !sdkError(line))).toEqual([]);
   });
 
   it("leave out of the node10 check only what @azure/service-bus's own declarations break", () => {
-    const errors = rest(results.node10, ['entries.node10.ts']);
-    expect(errors.length).toBeGreaterThan(0);
-    for (const error of errors.filter((line) => !/^\s/.test(line)))
-      expect(error).toMatch(/^node_modules\/@azure\/service-bus\/.*error TS1259/);
+    expect([...results.node10.values()].flat().filter(sdkError).length).toBeGreaterThan(0);
   });
 });
 
