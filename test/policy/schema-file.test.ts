@@ -41,8 +41,9 @@ describe('the published JSON Schema', () => {
     expect(fromFile).toEqual(policyJsonSchema());
   });
 
-  it('names the URL where this version stays published', () => {
+  it('names the URL where this version stays published, the one the README gives', () => {
     expect(published.$id).toBe(schemaUrl(version));
+    expect(readFileSync('README.md', 'utf8')).toContain(`$schema=${schemaUrl(version)}`);
   });
 
   it('describes every property', () => {
