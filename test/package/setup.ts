@@ -24,8 +24,12 @@ const PEERS = [
   '@azure/service-bus',
   '@opentelemetry/api',
 ].map((name) => `${name}@${lockedVersion(name)}`);
-// Not a peer: the Service Bus snippets authenticate with it, as Azure's own samples do.
-const SNIPPET_EXTRAS = ['@azure/identity@^4'];
+/**
+ * Not peers, but what a team using the package has too: @azure/identity, which the Service Bus
+ * snippets authenticate with (as Azure's own samples do), and yaml-language-server, the engine of
+ * the editors' YAML extensions that read the schema.
+ */
+const EXTRAS = ['@azure/identity@^4', 'yaml-language-server@2.0.0'];
 
 /** Vitest global setup for `package`: one tarball and one installed project for every test file. */
 export default function setup(project: TestProject): () => void {
@@ -34,7 +38,7 @@ export default function setup(project: TestProject): () => void {
     console.warn(
       `package tests: packed commit ${packed.commit.slice(0, 12)}; uncommitted changes are not in it`,
     );
-  const consumer = createConsumerProject(packed.tarball, [...PEERS, ...SNIPPET_EXTRAS]);
+  const consumer = createConsumerProject(packed.tarball, [...PEERS, ...EXTRAS]);
   project.provide('tarball', packed.tarball);
   project.provide('consumer', consumer);
   return () => rmSync(consumer, { recursive: true, force: true });
