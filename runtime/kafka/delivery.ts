@@ -192,7 +192,9 @@ async function fromSource(rt: Runtime, ordering: KeyOrdering<Delivery>, d: Deliv
       try {
         for (const queued of decision.queued) {
           await park(rt, queued, { ...read(queued), parked: true }, decision.placement);
-          lane?.queues.get(keyId as string)?.shift();
+          const queue = lane?.queues.get(keyId as string);
+          queue?.shift();
+          if (queue?.length === 0) lane?.queues.delete(keyId as string);
         }
       } finally {
         if (keyId !== undefined) lane?.releasing.delete(keyId);

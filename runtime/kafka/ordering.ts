@@ -103,14 +103,14 @@ export class KeyOrdering<T extends Held> {
     if (!head && queue.length === 0) return { kind: 'handle' };
     const full = lane.held >= this.options.maxQueued || !lane.progress.fits(offset);
     if (full && head && !lane.releasing.has(keyId)) {
-      lane.queues.delete(keyId);
+      // They stay queued until each is parked: a failed produce leaves the rest queued, in order.
       const placement = {
         kind: 'park' as const,
         topic: head.topic,
         notBefore: Math.max(this.options.clock.now(), head.notBefore ?? 0),
         head,
       };
-      return { kind: 'park', placement, queued: queue };
+      return { kind: 'park', placement, queued: [...queue] };
     }
     lane.hold(keyId, record);
     // A key whose chain is already empty (its release is running) is picked up by that release.
