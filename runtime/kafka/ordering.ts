@@ -94,7 +94,14 @@ export class KeyOrdering<T extends Held> {
     this.lastSeen.set(partition, offset);
     const jumped = previous === undefined || previous + 1n !== offset;
     if (jumped || this.view.index.size > MAX_COPIES_BETWEEN_SNAPSHOTS) await this.view.fresh();
-    const lane = await this.laneFor(record, jumped);
+    const { lane, loaded } = await this.laneFor(record, jumped);
+    if (loaded && lane.progress.pendingBelow(offset)) {
+      // The commit lists records before this one as still to be handled, and the consumer is
+      // past them: it came here by a seek after a failure or across a gap in the offsets, not
+      // from the commit. Read from the commit again, or they would never be handled.
+      record.consumer.seek({ topic: record.topic, partition, offset: String(lane.progress.mark().offset) });
+      return { kind: 'skip' };
+    }
     if (lane.progress.isDone(offset) || lane.isHeld(message.offset)) return { kind: 'skip' };
     if (keyId === undefined) return { kind: 'handle' };
 
@@ -240,12 +247,14 @@ export class KeyOrdering<T extends Held> {
    * The lane of the record's partition. After a jump (a new assignment, a rejoin, or a seek
    * after a failure) it is read back from the group's commit, unless that is still what this
    * lane last committed: then nobody else owned the partition meanwhile, and the records queued
-   * here are still this lane's to handle. If somebody else committed, they are dropped: the
-   * consumer reads them again from that commit, or they were done there.
+   * here are still this lane's to handle. If the commit differs (somebody else committed, or a
+   * commit of ours landed although its reply was lost), they are dropped: the consumer reads
+   * them again from that commit (fromSource seeks back to it when the consumer is past it), or
+   * they were done there.
    */
-  private async laneFor(record: T, jumped: boolean): Promise<SourceLane<T>> {
+  private async laneFor(record: T, jumped: boolean): Promise<{ lane: SourceLane<T>; loaded: boolean }> {
     const current = this.lanes.get(record.partition);
-    if (current && !jumped) return current;
+    if (current && !jumped) return { lane: current, loaded: false };
     // Compare with the broker only once this lane's own commits have landed.
     await current?.idle();
     const offsets = await this.options.admin.fetchOffsets({
@@ -257,7 +266,7 @@ export class KeyOrdering<T extends Held> {
       ?.partitions.find((each) => each.partition === record.partition);
     const committed = mark && BigInt(mark.offset) >= 0n ? mark.offset : undefined;
     const text = markText(committed ?? '', mark?.metadata);
-    if (current && current.committedMark === text) return current;
+    if (current && current.committedMark === text) return { lane: current, loaded: false };
     current?.drop();
     const base = committed === undefined ? BigInt(record.message.offset) : BigInt(committed);
     const lane = new SourceLane<T>(
@@ -268,6 +277,6 @@ export class KeyOrdering<T extends Held> {
       text,
     );
     this.lanes.set(record.partition, lane);
-    return lane;
+    return { lane, loaded: true };
   }
 }

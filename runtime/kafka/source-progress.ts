@@ -56,6 +56,12 @@ export class SourceProgress {
     if (offset >= this.high) this.high = offset + 1n;
   }
 
+  /** Whether a record before `offset` is still pending. */
+  pendingBelow(offset: bigint): boolean {
+    for (const pending of this.pending) if (pending < offset) return true;
+    return false;
+  }
+
   get pendingCount(): number {
     return this.pending.size;
   }

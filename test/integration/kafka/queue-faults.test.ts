@@ -1,14 +1,23 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { KAFKA_HEADERS, type KafkaRetryEvent, type ProducerLike } from '../../../runtime/kafka';
-import { Harness, http503, kafkaPlan, uniqueName, waitFor } from './support';
+import {
+  type ConsumerLike,
+  createKafkaRetry,
+  KAFKA_HEADERS,
+  type KafkaRetryEvent,
+  type ProducerLike,
+} from '../../../runtime/kafka';
+import { FAST, Harness, http503, kafkaPlan, uniqueName, waitFor } from './support';
 
 /**
- * park-key when a step fails while records of a key wait in memory: the waiting records must
- * still be handled, in order, before the key's later records.
+ * park-key when a step fails while records of a key wait in memory: a failed produce while a
+ * full queue is parked, or a commit that landed although its reply was lost. Either way the
+ * waiting records must still be handled, in order, before the key's later records.
  */
 
 let harness: Harness | undefined;
+const stops: Array<() => Promise<void>> = [];
 afterEach(async () => {
+  for (const stop of stops.splice(0)) await stop().catch(() => undefined);
   await harness?.close();
   harness = undefined;
 });
@@ -64,5 +73,83 @@ describe('park-key: faults while records wait behind their key', () => {
     expect(events.some((event) => event.type === 'failed' && event.error.code === 'produce-failed')).toBe(
       true,
     );
+  });
+
+  it('a commit that landed although its reply was lost, then a failed produce: the queued record still runs first', async () => {
+    // A 3 s wait keeps A0 in the chain while the rest happens, on a loaded machine too.
+    const plan = kafkaPlan(uniqueName('lost-reply'), {
+      ordering: 'per-key',
+      maxAttempts: 2,
+      backoff: { type: 'list', delays: ['3s'] },
+    });
+    harness = await new Harness(plan).open();
+    const real = harness.producer;
+    // The first copy of record C into a retry topic is refused once.
+    let refuseC = true;
+    const flaky: ProducerLike = {
+      send: (record) => {
+        if (refuseC && record.messages.some((message) => String(message.value) === 'C')) {
+          refuseC = false;
+          return Promise.reject(new Error('REQUEST_TIMED_OUT (simulated)'));
+        }
+        return real.send(record);
+      },
+    };
+    // The main group's commit after B lands, and its reply is lost.
+    let loseReply = false;
+    const lossy = (consumer: ConsumerLike): ConsumerLike =>
+      new Proxy(consumer, {
+        get(target, property) {
+          if (property === 'commitOffsets') {
+            return async (offsets: Parameters<ConsumerLike['commitOffsets']>[0]) => {
+              await target.commitOffsets(offsets);
+              if (loseReply) {
+                loseReply = false;
+                throw new Error('REQUEST_TIMED_OUT (simulated: the commit landed, its reply did not)');
+              }
+            };
+          }
+          const value = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    const orders = ordersHandler({ A0: 1, C: 1 });
+    const client = harness.kit;
+    const target = harness.target;
+    const settings = { ...FAST, fromBeginning: true };
+    const retry = createKafkaRetry({
+      plan: harness.plan,
+      producer: flaky,
+      admin: harness.clientAdmin,
+      client: client.client,
+      viewConsumer: (groupId) => client.consumer(groupId, settings),
+      fromBeginning: true,
+      failureBackoff: { initialMs: 300, maxMs: 1_000 },
+      handler: async (message) => {
+        await orders.handler(message);
+        if (String(message.value) === 'B') loseReply = true;
+      },
+    });
+    const main = client.consumer(target.consumerGroup, settings);
+    const retrying = client.consumer(target.retryConsumerGroup, settings);
+    await Promise.all([main.connect(), retrying.connect()]);
+    stops.push(async () => {
+      await retry.stop();
+      await Promise.all([main.disconnect(), retrying.disconnect()]);
+    });
+    await retry.runMain(lossy(main));
+    await retry.runRetry(retrying);
+    // A0 fails into the chain (1 s); A1 waits behind it; B is handled (its commit's reply is
+    // lost); C's copy is refused, so C is read again after the back-off; then A2 arrives.
+    await harness.send([
+      { key: 'order-A', value: 'A0' },
+      { key: 'order-A', value: 'A1' },
+      { key: 'order-B', value: 'B' },
+      { key: 'order-C', value: 'C' },
+    ]);
+    await waitFor(() => orders.done.includes('C'), 20_000, 'C');
+    await harness.send([{ key: 'order-A', value: 'A2' }]);
+    await waitFor(() => orders.done.length === 5, 30_000, 'every record');
+    expect(orders.done.filter((id) => id.startsWith('A'))).toEqual(['A0', 'A1', 'A2']);
   });
 });

@@ -31,6 +31,14 @@ describe('SourceProgress (the source commit with queued records)', () => {
     expect(progress.mark().offset).toBe(12n);
   });
 
+  it('says whether a record before an offset is still pending (the consumer must not be past it)', () => {
+    const progress = new SourceProgress(10n, 'rt1:4:2'); // 10 and 12 pending, 11 and 13 done
+    expect([10n, 11n, 14n].map((offset) => progress.pendingBelow(offset))).toEqual([false, true, true]);
+    progress.finish(10n);
+    progress.finish(12n);
+    expect(progress.pendingBelow(14n)).toBe(false);
+  });
+
   it('round-trips any set of queued records through the commit metadata', () => {
     fc.assert(
       fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 499 }), { maxLength: 100 }), (list) => {
