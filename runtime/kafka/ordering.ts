@@ -255,12 +255,10 @@ export class KeyOrdering<T extends Held> {
   private async laneFor(record: T, jumped: boolean): Promise<{ lane: SourceLane<T>; loaded: boolean }> {
     const current = this.lanes.get(record.partition);
     if (current && !jumped) return { lane: current, loaded: false };
-    // Compare with the broker only once this lane's own commits have landed.
-    await current?.idle();
-    const offsets = await this.options.admin.fetchOffsets({
-      groupId: this.options.mainGroup,
-      topics: [record.topic],
-    });
+    const fetch = () =>
+      this.options.admin.fetchOffsets({ groupId: this.options.mainGroup, topics: [record.topic] });
+    // Compared with what this lane last committed: none of its commits may be in flight meanwhile.
+    const offsets = await (current ? current.quiet(fetch) : fetch());
     const mark = offsets
       .find((each) => each.topic === record.topic)
       ?.partitions.find((each) => each.partition === record.partition);

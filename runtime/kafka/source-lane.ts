@@ -55,9 +55,18 @@ export class SourceLane<T extends { message: { offset: string } }> {
     return this.lastMark;
   }
 
-  /** Resolves when no commit of this lane is in flight. */
-  idle(): Promise<void> {
-    return this.committing.catch(() => undefined);
+  /**
+   * Runs `read` once no commit of this lane is in flight, and holds back the commits asked for
+   * meanwhile until it is done: the group's commit it reads back is then this lane's last one,
+   * unless someone else committed (or a reply was lost), never one of ours still on its way.
+   */
+  quiet<R>(read: () => Promise<R>): Promise<R> {
+    const result = this.committing.catch(() => undefined).then(read);
+    this.committing = result.then(
+      () => undefined,
+      () => undefined,
+    );
+    return result;
   }
 
   /** The record's outcome is carried out: commit the new mark. */

@@ -20,7 +20,9 @@ export class FakeConsumer implements ConsumerLike {
   async run(config: { eachMessage: (payload: EachMessagePayloadLike) => Promise<void> }) {
     this.eachMessage = config.eachMessage;
   }
-  async commitOffsets(offsets: Array<{ topic: string; partition: number; offset: string }>) {
+  async commitOffsets(
+    offsets: Array<{ topic: string; partition: number; offset: string; metadata?: string | null }>,
+  ) {
     if (this.failCommits-- > 0) throw new Error('REBALANCE_IN_PROGRESS (simulated)');
     for (const o of offsets) this.log.push(`commit ${o.topic}[${o.partition}]@${o.offset}`);
   }

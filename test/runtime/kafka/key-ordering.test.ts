@@ -15,6 +15,8 @@ class FakeAdmin implements AdminLike {
   high = 0;
   main: { offset: string; metadata: string | null } = { offset: '-1', metadata: null };
   snapshots = 0;
+  /** Runs while the main group's commit is being read, before it is read. */
+  duringMainFetch?: () => Promise<void>;
   async listTopics() {
     return [];
   }
@@ -22,7 +24,10 @@ class FakeAdmin implements AdminLike {
     return true;
   }
   async fetchOffsets({ groupId }: { groupId: string }) {
-    if (groupId === 'g') return [{ topic: SOURCE, partitions: [{ partition: 0, ...this.main }] }];
+    if (groupId === 'g') {
+      await this.duringMainFetch?.();
+      return [{ topic: SOURCE, partitions: [{ partition: 0, ...this.main }] }];
+    }
     this.snapshots++;
     return [{ topic: L1, partitions: [{ partition: 0, offset: String(this.retryCommitted) }] }];
   }
@@ -133,6 +138,41 @@ describe('KeyOrdering', () => {
     expect(await ordering.fromSource(record(7, 'a'), id('a'))).toEqual({ kind: 'queue', behind: 4 });
     expect(await ordering.fromSource(record(8, 'b'), id('b'))).toEqual({ kind: 'skip' });
     expect(await ordering.fromSource(record(9, 'c'), id('c'))).toEqual({ kind: 'handle' });
+  });
+
+  it('keeps its queued records when a commit of its own lands while it reads the group’s commit back', async () => {
+    const { admin, main, ordering, released, record, inChain } = await setUp();
+    // Commits land at the broker at once; their replies come a moment later.
+    const log = main.commitOffsets.bind(main);
+    main.commitOffsets = async (offsets) => {
+      for (const o of offsets) admin.main = { offset: o.offset, metadata: o.metadata ?? null };
+      await log(offsets);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    };
+    await ordering.fromSource(record(5, 'a'), id('a'));
+    await inChain(0, 'a', 5);
+    await ordering.laneOf(0)?.finish('5');
+    expect(await ordering.fromSource(record(6, 'a'), id('a'))).toEqual({ kind: 'queue', behind: 5 });
+    await ordering.fromSource(record(7, 'b'), id('b'));
+    await inChain(1, 'b', 7);
+    await ordering.laneOf(0)?.finish('7');
+    expect(await ordering.fromSource(record(8, 'b'), id('b'))).toEqual({ kind: 'queue', behind: 7 });
+    // Offset 9 is a transaction marker: 10 is a jump, and the group's commit is read back. Right
+    // then record 5 leaves the chain, 6 is released, and its commit lands.
+    admin.duringMainFetch = async () => {
+      admin.duringMainFetch = undefined;
+      ordering.retryCommitted(L1, 0, '0');
+      await flush();
+    };
+    expect(await ordering.fromSource(record(10, 'c'), id('c'))).toEqual({ kind: 'handle' });
+    await ordering.laneOf(0)?.finish('10');
+    ordering.retryCommitted(L1, 0, '1'); // record 7 leaves the chain
+    await flush();
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    // 8 waited in this process's memory all along: released when 7 left, and nothing re-read.
+    expect(released).toEqual(['6', '8']);
+    expect(main.log.filter((line) => line.startsWith('seek'))).toEqual([]);
+    expect(admin.main.offset).toBe('11');
   });
 
   it('parks the key’s queued records, then the new one, when the partition’s queue is full', async () => {
