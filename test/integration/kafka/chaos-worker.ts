@@ -1,0 +1,80 @@
+/**
+ * One application process for the chaos test: the runtime on the plan in WORKER_PLAN, with a
+ * handler whose outcome depends only on the record and its attempt (WORKER_OUTCOMES: a number n
+ * fails attempts 1..n with a 503, `permanent` fails with InvalidCurrencyError), so a duplicate
+ * run ends the way the first one did. Every handler call and its outcome is appended to
+ * WORKER_LOG (synchronously, O_APPEND: the file's line order is the order the calls happened in,
+ * across processes, and a SIGKILL loses no line), and so are the errors the runtime recovered
+ * from. WORKER_MAX_QUEUED sets maxQueuedPerPartition. Started with
+ * `node --import tsx test/integration/kafka/chaos-worker.ts`; SIGTERM stops it gracefully.
+ */
+import { appendFileSync } from 'node:fs';
+import type { RetryPlan } from '../../../policy';
+import { createKafkaRetry } from '../../../runtime/kafka';
+import { FAST, kit } from '../../support/kafka-kit';
+
+class InvalidCurrencyError extends Error {
+  override name = 'InvalidCurrencyError';
+}
+
+async function main() {
+  const plan = JSON.parse(process.env.WORKER_PLAN ?? '') as RetryPlan;
+  const outcomes = JSON.parse(process.env.WORKER_OUTCOMES ?? '{}') as Record<string, number | 'permanent'>;
+  const log = process.env.WORKER_LOG ?? '';
+  const maxQueued = Number(process.env.WORKER_MAX_QUEUED ?? '') || undefined;
+  const target = plan.targets.kafka;
+  if (!target || !log) throw new Error('WORKER_PLAN with a kafka target and WORKER_LOG are needed');
+  const write = (line: Record<string, unknown>) =>
+    appendFileSync(log, `${JSON.stringify({ ...line, pid: process.pid })}\n`);
+
+  const client = await kit();
+  const admin = client.admin();
+  const producer = client.producer();
+  await Promise.all([admin.connect(), producer.connect()]);
+  // A 6 s session (the broker's minimum): a killed member's partitions move after that long.
+  const settings = { ...FAST, sessionTimeout: 6_000, rebalanceTimeout: 10_000, fromBeginning: true };
+  const retry = createKafkaRetry({
+    plan,
+    producer,
+    admin,
+    client: client.client,
+    viewConsumer: (groupId) => client.consumer(groupId, settings),
+    fromBeginning: true,
+    meter: undefined,
+    ...(maxQueued ? { maxQueuedPerPartition: maxQueued } : {}),
+    onEvent: (event) => {
+      if (event.type === 'failed') write({ ev: 'runtime-failed', code: event.error.code, role: event.role });
+      if (event.type === 'parked') write({ ev: 'parked', role: event.role });
+    },
+    handler: async (message, context) => {
+      const v = String(message.value);
+      const outcome = outcomes[v] ?? 0;
+      write({ ev: 'call', v, a: context.attempt });
+      if (outcome === 'permanent') {
+        write({ ev: 'fail', v, a: context.attempt, permanent: true });
+        throw new InvalidCurrencyError(`unsupported currency in ${v}`);
+      }
+      if (context.attempt <= outcome) {
+        write({ ev: 'fail', v, a: context.attempt });
+        throw Object.assign(new Error('HTTP 503'), { name: 'HttpRequestError', status: 503 });
+      }
+      write({ ev: 'ok', v, a: context.attempt });
+    },
+  });
+  const main = client.consumer(target.consumerGroup, settings);
+  const retrying = client.consumer(target.retryConsumerGroup, settings);
+  await Promise.all([main.connect(), retrying.connect()]);
+  await retry.runMain(main);
+  await retry.runRetry(retrying);
+  process.stdout.write('running\n');
+  process.once('SIGTERM', async () => {
+    await retry.stop();
+    await Promise.all([main.disconnect(), retrying.disconnect(), producer.disconnect(), admin.disconnect()]);
+    process.exit(0);
+  });
+}
+
+main().catch((error) => {
+  console.error(error);
+  process.exit(1);
+});
