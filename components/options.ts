@@ -5,15 +5,19 @@ import type { TargetName } from './plan';
 /**
  * What a child is to the messages that pass through it. This, not the resource type, decides its
  * default resource options.
- * - `lasting`: lives as long as the topology, and deleting or replacing it loses messages: the
- *   main queue and dead-letter queue (and their policies, which carry the DLX and the delivery
- *   limit), the dead-letter topic, a declared source exchange or topic (deleting an exchange drops
- *   every publish and every other consumer's binding), the Service Bus entities. Protected.
- * - `retry-level`: exists once per delay level (wait queue with its policy and binding, retry
- *   topic). Lowering maxAttempts removes the last level while it may still hold messages: kept on
- *   the broker (retainOnDelete), where its policy keeps returning them to the main queue.
- * - `plain`: holds no messages and can be recreated (the DLX and retry exchange, other bindings,
- *   users, permissions, ACLs, authorization rules).
+ * - `lasting`: on the message path for as long as the topology exists, in every plan of the
+ *   target: the main queue and dead-letter queue with their policies (which carry the DLX and the
+ *   delivery limit), the DLX and its binding to the DLQ, a declared source exchange (deleting it
+ *   drops every publish and every other consumer's binding) and the source's binding to the main
+ *   queue, the Kafka dead-letter topic and a declared source topic, the Service Bus entities.
+ *   Protected.
+ * - `retry-level`: on the message path while a delay level (or the mode that needs it) is in the
+ *   plan: a wait queue with its policy and binding, the retry exchange, a retry topic. Lowering
+ *   maxAttempts or changing the mode removes it while it may still hold or route messages: kept
+ *   on the broker (retainOnDelete), where a kept wait queue's policy keeps returning its messages
+ *   to the main queue.
+ * - `plain`: holds and routes no messages and can be recreated (users, permissions, ACLs,
+ *   authorization rules).
  */
 export type Lifecycle = 'lasting' | 'retry-level' | 'plain';
 
@@ -50,9 +54,10 @@ export interface InheritedOptions {
 
 /**
  * protect and retainOnDelete for one child.
- * - `protect` is left undefined unless the lifecycle asks for it: the SDK then copies the
- *   component's own `protect` to the child. `protect: true` on the component protects everything;
- *   the opt-out for lasting children is `protectMessages: false`, not `protect: false`.
+ * - `protect` is always set, never left to the SDK's inheritance: the component itself is
+ *   protected while `protectMessages` holds (see `componentOptions`), and a child that inherited
+ *   that would make a removed retry level undeletable. `protect: true` on the component protects
+ *   everything; the opt-out for lasting children is `protectMessages: false`, not `protect: false`.
  * - `retainOnDelete` is not inherited by Pulumi, so a component-level `true` is forwarded here.
  * - `aliases` are not forwarded: the engine derives each child's aliases from its parent's.
  */
@@ -60,12 +65,31 @@ export function lifecycleOptions(
   lifecycle: Lifecycle,
   settings: Required<LifecycleSettings>,
   inherited: InheritedOptions,
-): { protect?: boolean; retainOnDelete?: boolean } {
-  const out: { protect?: boolean; retainOnDelete?: boolean } = {};
-  if (lifecycle === 'lasting') out.protect = inherited.protect === true || settings.protectMessages;
+): { protect: boolean; retainOnDelete?: boolean } {
+  const out: { protect: boolean; retainOnDelete?: boolean } = {
+    protect: inherited.protect === true || (lifecycle === 'lasting' && settings.protectMessages),
+  };
   if (inherited.retainOnDelete === true) out.retainOnDelete = true;
   else if (lifecycle === 'retry-level' && settings.retainRetryLevels) out.retainOnDelete = true;
   return out;
+}
+
+/**
+ * A target component's own options. While `protectMessages` holds, the component is protected and
+ * its `replacementTrigger` is the target's identity (every input whose change would replace a
+ * lasting child). The engine registers a component before any of its children (they wait for
+ * its URN) and refuses to replace a protected resource, so an edit that would replace a lasting
+ * child fails at the component, before anything of the target has changed: with or without a
+ * preview, from the CLI or the Automation API. Turning protection off removes the trigger
+ * (the engine treats a missing trigger as "no change").
+ */
+export function componentOptions(
+  opts: pulumi.ComponentResourceOptions,
+  settings: Required<LifecycleSettings>,
+  identity: Record<string, unknown>,
+): pulumi.ComponentResourceOptions {
+  if (!settings.protectMessages) return opts;
+  return { ...opts, protect: true, replacementTrigger: identity };
 }
 
 /** The inherited options of a component's own options bag. */

@@ -1,15 +1,24 @@
 import type { KafkaPlan, KafkaTopicSpec } from '../../policy';
-import { assertUniqueKeys } from '../children';
+import { assertUniqueKeys, identityOf } from '../children';
 import { TopologyError } from '../errors';
 import type { Lifecycle } from '../options';
 
-/** Kafka plan → the exact arguments of every topic and ACL. Pure; keys come from role and level. */
+/**
+ * Kafka plan → the exact arguments of every topic and ACL, in the order they are created, and the
+ * target's identity. Pure; keys come from role and level.
+ */
 
 export interface KafkaTopicChild {
   key: string;
   role: KafkaTopicSpec['role'];
   level?: number;
   lifecycle: Lifecycle;
+  /**
+   * Topics created (and updated) first. Retry topics come after the lasting ones: a change that
+   * would recreate a topic (fewer partitions) is refused at the protected dead-letter or source
+   * topic before any retry topic is touched.
+   */
+  after: string[];
   args: { name: string; partitions: number; replicationFactor: number; config: Record<string, string> };
 }
 
@@ -45,9 +54,13 @@ function topicKey(topic: Pick<KafkaTopicSpec, 'role' | 'level'>): string {
   }
 }
 
+/** Topics in creation order: the source (when declared), the dead-letter topic, then the retry topics. */
 export function kafkaTopicSpecs(plan: KafkaPlan): KafkaTopicChild[] {
-  const topics = plan.topics
-    .filter((topic) => topic.declare)
+  const declared = plan.topics.filter((topic) => topic.declare);
+  const lastingKeys = declared.filter((topic) => topic.role !== 'retry').map(topicKey);
+  const rank = { source: 0, 'dead-letter': 1, retry: 2 } as const;
+  const topics = [...declared]
+    .sort((a, b) => rank[a.role] - rank[b.role])
     .map(
       (topic): KafkaTopicChild => ({
         key: topicKey(topic),
@@ -55,6 +68,7 @@ export function kafkaTopicSpecs(plan: KafkaPlan): KafkaTopicChild[] {
         ...(topic.level === undefined ? {} : { level: topic.level }),
         // A retry topic disappears when maxAttempts drops; the source and the DLT never do.
         lifecycle: topic.role === 'retry' ? 'retry-level' : 'lasting',
+        after: topic.role === 'retry' ? lastingKeys : [],
         args: {
           name: topic.name,
           partitions: topic.partitions,
@@ -65,6 +79,19 @@ export function kafkaTopicSpecs(plan: KafkaPlan): KafkaTopicChild[] {
     );
   assertUniqueKeys(topics);
   return topics;
+}
+
+/**
+ * What would replace a lasting topic: its name (the provider recreates a topic on a new name, and
+ * on fewer partitions, which no trigger can see; the replication factor changes in place on
+ * Kafka 2.4+, Mongey/kafka v0.13.1), and which lasting topics exist.
+ */
+export function kafkaIdentity(topics: readonly KafkaTopicChild[]): Record<string, unknown> {
+  return identityOf(
+    topics
+      .filter((topic) => topic.lifecycle === 'lasting')
+      .map((topic) => ({ key: topic.key, replacedBy: { name: topic.args.name } })),
+  );
 }
 
 /** `User:billing`: Kafka principals are `<type>:<name>`. */
@@ -91,6 +118,11 @@ export function kafkaAclSpecs(
   ]);
   for (const topic of plan.topics) keys.set(`topic:${topic.name}`, topicKey(topic));
   const acls = plan.consumerAcls.flatMap((acl) => {
+    // Kafka grants Describe with Read, Write, Delete or Alter on the same resource (Kafka's
+    // authorization docs, "Operations and Resources on Protocols"; StandardAuthorizer in 4.x):
+    // a Describe ACL beside them allows nothing more, so it is left out.
+    const implied = acl.operations.some((operation) => operation === 'Read' || operation === 'Write');
+    const operations = acl.operations.filter((operation) => !(implied && operation === 'Describe'));
     const resourceKey = keys.get(`${acl.resource}:${acl.name}`);
     if (!resourceKey) {
       throw new TopologyError(
@@ -98,7 +130,7 @@ export function kafkaAclSpecs(
         `an ACL names ${acl.resource} "${acl.name}", which the plan lacks`,
       );
     }
-    return acl.operations.map(
+    return operations.map(
       (operation): KafkaAclChild => ({
         key: `${resourceKey}-acl-${operation.toLowerCase()}`,
         lifecycle: 'plain',

@@ -1,11 +1,18 @@
 import type * as kafka from '@pulumi/kafka';
 import * as pulumi from '@pulumi/pulumi';
 import { mustGet } from '../children';
-import { componentInputs, inheritedOptions, lifecycleOptions, resolveLifecycle } from '../options';
+import { DeleteGuard } from '../guard';
+import {
+  componentInputs,
+  componentOptions,
+  inheritedOptions,
+  lifecycleOptions,
+  resolveLifecycle,
+} from '../options';
 import { planJson, requireTarget } from '../plan';
 import { loadProvider } from '../providers';
 import { KAFKA_TOPOLOGY_TYPE, type KafkaRetryTopologyArgs, type KafkaTopologyOutputs } from './args';
-import { kafkaAclSpecs, kafkaTopicSpecs } from './specs';
+import { kafkaAclSpecs, kafkaIdentity, kafkaTopicSpecs } from './specs';
 
 /**
  * Kafka topology of one policy: one retry topic per level and a dead-letter topic, each with the
@@ -27,16 +34,22 @@ export class KafkaRetryTopology extends pulumi.ComponentResource implements Kafk
     const plan = requireTarget(args.plan, 'kafka');
     const aclSpecs = args.consumerPrincipal ? kafkaAclSpecs(plan, args.consumerPrincipal, args.aclHost) : [];
     const provider = loadProvider('kafka', `policy "${args.plan.policy}" has a kafka target`);
-    super(KAFKA_TOPOLOGY_TYPE, name, componentInputs(args.plan, ['kafka']), opts);
-
-    const settings = resolveLifecycle(args);
-    const inherited = inheritedOptions(opts);
     const topicSpecs = kafkaTopicSpecs(plan);
+    const settings = resolveLifecycle(args);
+    super(
+      KAFKA_TOPOLOGY_TYPE,
+      name,
+      componentInputs(args.plan, ['kafka']),
+      componentOptions(opts, settings, kafkaIdentity(topicSpecs)),
+    );
+
+    const inherited = inheritedOptions(opts);
     const topics: Record<string, kafka.Topic> = {};
     for (const spec of topicSpecs) {
       topics[spec.key] = new provider.Topic(`${name}-${spec.key}`, spec.args, {
         parent: this,
         ...lifecycleOptions(spec.lifecycle, settings, inherited),
+        dependsOn: spec.after.map((key) => mustGet(topics, key)),
       });
     }
     const acls: Record<string, kafka.Acl> = {};
@@ -50,6 +63,10 @@ export class KafkaRetryTopology extends pulumi.ComponentResource implements Kafk
         dependsOn: Object.values(topics),
       });
     }
+    new DeleteGuard(`${name}-delete-guard`, [...Object.values(topics), ...Object.values(acls)], {
+      parent: this,
+      protect: lifecycleOptions('lasting', settings, inherited).protect,
+    });
 
     this.topics = topics;
     this.acls = acls;

@@ -1,17 +1,24 @@
 import type { RabbitExchangeSpec, RabbitMqPlan, RabbitPermissionSpec, RabbitQueueSpec } from '../../policy';
-import { assertUniqueKeys } from '../children';
+import { assertUniqueKeys, creationOrder, identityOf } from '../children';
 import { TopologyError } from '../errors';
 import type { Lifecycle } from '../options';
 
 /**
- * RabbitMQ plan → the exact arguments of every child resource. Pure: the component only loops
- * over this. Each child's key (its logical name after the component's name) comes from its role
- * and level, never from an entity name or a delay, so a child keeps its URN across policy edits.
+ * RabbitMQ plan → the exact arguments of every child resource, the order they are created in,
+ * and the target's identity. Pure: the component only loops over this. Each child's key (its
+ * logical name after the component's name) comes from its role and level, never from an entity
+ * name or a delay, so a child keeps its URN across policy edits.
+ *
+ * Order: a child is created (and, on an update, written) only once every child it routes to
+ * exists. A name that points at another child is taken from that child's output, so the engine
+ * cannot write a policy that dead-letters to a queue before that queue has been created, and a
+ * step that fails stops everything that points at it.
  */
 
 export interface RabbitExchangeChild {
   key: string;
   lifecycle: Lifecycle;
+  after: string[];
   args: {
     name: string;
     vhost: string;
@@ -19,9 +26,20 @@ export interface RabbitExchangeChild {
   };
 }
 
+/** A policy definition's keys whose value names another child (its key here). */
+export interface RabbitPolicyRefs {
+  /** A declared exchange: the component takes its name from that exchange's output. */
+  'dead-letter-exchange'?: string;
+  /** A queue, when dead-lettering goes through the default exchange (the value is a queue name). */
+  'dead-letter-routing-key'?: string;
+}
+
 export interface RabbitPolicyChild {
   key: string;
   lifecycle: Lifecycle;
+  refs: RabbitPolicyRefs;
+  /** Children created first, besides those in `refs`. */
+  after: string[];
   args: {
     name: string;
     vhost: string;
@@ -36,6 +54,7 @@ export interface RabbitQueueChild {
   /** The policy child that carries this queue's mutable settings; created before the queue. */
   policyKey: string;
   lifecycle: Lifecycle;
+  after: string[];
   args: {
     name: string;
     vhost: string;
@@ -52,6 +71,8 @@ export interface RabbitBindingChild {
   queueKey: string;
   /** The source exchange's binding lets messages in: it is created after every other binding. */
   opensInflow: boolean;
+  /** Children created first, besides the exchange and queue above. */
+  after: string[];
   args: { source: string; destination: string; destinationType: 'queue'; routingKey: string; vhost: string };
 }
 
@@ -62,6 +83,14 @@ export interface RabbitMqSpecs {
   queues: RabbitQueueChild[];
   bindings: RabbitBindingChild[];
   permissions: RabbitPermissionSpec;
+  /** Every child key, each after every child it depends on: the order the component creates them in. */
+  order: string[];
+  /**
+   * Every input whose change would replace a lasting child (all of a queue's, exchange's or
+   * binding's inputs; a policy's name and vhost), and which lasting children exist. The
+   * component's replacement trigger while messages are protected.
+   */
+  identity: Record<string, unknown>;
 }
 
 const EXCHANGE_KEYS: Record<RabbitExchangeSpec['role'], string> = {
@@ -99,6 +128,18 @@ function queueLifecycle(role: RabbitQueueSpec['role']): Lifecycle {
   return role === 'wait' ? 'retry-level' : 'lasting';
 }
 
+/** The retry exchange (and what it routes to) exists only in the modes that use it. */
+function exchangeLifecycle(role: RabbitExchangeSpec['role']): Lifecycle {
+  return role === 'retry' ? 'retry-level' : 'lasting';
+}
+
+/** A binding lasts when its exchange and queue both do. */
+function bindingLifecycle(exchange: RabbitExchangeSpec['role'], queue: RabbitQueueSpec['role']): Lifecycle {
+  return exchangeLifecycle(exchange) === 'lasting' && queueLifecycle(queue) === 'lasting'
+    ? 'lasting'
+    : 'retry-level';
+}
+
 function byName<T extends { name: string }>(items: readonly T[], what: string): Map<string, T> {
   const map = new Map<string, T>();
   for (const item of items) {
@@ -130,6 +171,8 @@ export function rabbitMqSpecs(plan: RabbitMqPlan): RabbitMqSpecs {
     policies.push({
       key: `${key}-policy`,
       lifecycle,
+      refs: policyRefs(policy.definition, exchangesByName, queuesByName),
+      after: [],
       args: {
         name: policy.name,
         vhost,
@@ -147,6 +190,7 @@ export function rabbitMqSpecs(plan: RabbitMqPlan): RabbitMqSpecs {
       ...(queue.level === undefined ? {} : { level: queue.level }),
       policyKey: `${key}-policy`,
       lifecycle,
+      after: [`${key}-policy`],
       args: {
         name: queue.name,
         vhost,
@@ -165,7 +209,8 @@ export function rabbitMqSpecs(plan: RabbitMqPlan): RabbitMqSpecs {
     .map((exchange) => ({
       key: EXCHANGE_KEYS[exchange.role],
       // A declared source exchange is shared with the producer and every other consumer.
-      lifecycle: exchange.role === 'source' ? 'lasting' : 'plain',
+      lifecycle: exchangeLifecycle(exchange.role),
+      after: [],
       args: {
         name: exchange.name,
         vhost,
@@ -186,15 +231,81 @@ export function rabbitMqSpecs(plan: RabbitMqPlan): RabbitMqSpecs {
     const queueKey = rabbitQueueKey(queue);
     return {
       key: `${exchangeKey}-to-${queueKey}`,
-      lifecycle: queue.role === 'wait' ? 'retry-level' : 'plain',
+      lifecycle: bindingLifecycle(exchange.role, queue.role),
       ...(exchange.declare ? { exchangeKey } : {}),
       queueKey,
       opensInflow: exchange.role === 'source',
+      after: [],
       args: { ...binding, vhost },
     };
   });
+  // Messages flow in only once the dead-letter path and the wait queues are bound.
+  const inner = bindings.filter((binding) => !binding.opensInflow).map((binding) => binding.key);
+  for (const binding of bindings) if (binding.opensInflow) binding.after.push(...inner);
+  // A queue dead-letters through an exchange only once that exchange is bound to where it routes.
+  for (const policy of policies) {
+    const exchange = policy.refs['dead-letter-exchange'];
+    if (exchange) {
+      policy.after.push(...bindings.filter((binding) => binding.exchangeKey === exchange).map((b) => b.key));
+    }
+  }
 
-  assertUniqueKeys([...exchanges, ...policies, ...queues, ...bindings]);
+  const all = [...exchanges, ...policies, ...queues, ...bindings];
+  assertUniqueKeys(all);
+  const order = creationOrder(all.map((child) => ({ key: child.key, after: dependenciesOf(child) })));
+  const identity = identityOf([
+    ...exchanges.filter(lasting).map((each) => ({ key: each.key, replacedBy: each.args })),
+    ...queues.filter(lasting).map((each) => ({ key: each.key, replacedBy: each.args })),
+    ...bindings.filter(lasting).map((each) => ({ key: each.key, replacedBy: each.args })),
+    ...policies
+      .filter(lasting)
+      .map((each) => ({ key: each.key, replacedBy: { name: each.args.name, vhost: each.args.vhost } })),
+  ]);
 
-  return { vhost, exchanges, policies, queues, bindings, permissions: plan.consumerPermissions };
+  return {
+    vhost,
+    exchanges,
+    policies,
+    queues,
+    bindings,
+    permissions: plan.consumerPermissions,
+    order,
+    identity,
+  };
+}
+
+function lasting(child: { lifecycle: Lifecycle }): boolean {
+  return child.lifecycle === 'lasting';
+}
+
+type RabbitChild = RabbitExchangeChild | RabbitPolicyChild | RabbitQueueChild | RabbitBindingChild;
+
+/** Every child key a child waits for: its `after`, what its outputs come from. */
+function dependenciesOf(child: RabbitChild): string[] {
+  const keys = [...child.after];
+  if ('refs' in child) keys.push(...Object.values(child.refs).filter((key) => key !== undefined));
+  if ('queueKey' in child) {
+    keys.push(child.queueKey);
+    if (child.exchangeKey) keys.push(child.exchangeKey);
+  }
+  return keys;
+}
+
+/**
+ * The definition keys that name another child. `dead-letter-routing-key` names a queue only when
+ * dead-lettering goes through the default exchange (""); through a DLX it is a routing key.
+ */
+function policyRefs(
+  definition: Record<string, string | number>,
+  exchanges: ReadonlyMap<string, RabbitExchangeSpec>,
+  queues: ReadonlyMap<string, RabbitQueueSpec>,
+): RabbitPolicyRefs {
+  const refs: RabbitPolicyRefs = {};
+  const exchangeName = definition['dead-letter-exchange'];
+  const exchange = typeof exchangeName === 'string' ? exchanges.get(exchangeName) : undefined;
+  if (exchange?.declare) refs['dead-letter-exchange'] = EXCHANGE_KEYS[exchange.role];
+  const routingKey = definition['dead-letter-routing-key'];
+  const queue = typeof routingKey === 'string' ? queues.get(routingKey) : undefined;
+  if (exchangeName === '' && queue) refs['dead-letter-routing-key'] = rabbitQueueKey(queue);
+  return refs;
 }

@@ -1,7 +1,15 @@
 import * as pulumi from '@pulumi/pulumi';
 import type * as rabbitmq from '@pulumi/rabbitmq';
 import { mustGet } from '../children';
-import { componentInputs, inheritedOptions, lifecycleOptions, resolveLifecycle } from '../options';
+import { DeleteGuard } from '../guard';
+import {
+  componentInputs,
+  componentOptions,
+  inheritedOptions,
+  type Lifecycle,
+  lifecycleOptions,
+  resolveLifecycle,
+} from '../options';
 import { planJson, requireTarget } from '../plan';
 import { loadProvider } from '../providers';
 import {
@@ -43,58 +51,82 @@ export class RabbitMqRetryTopology extends pulumi.ComponentResource implements R
     const plan = requireTarget(args.plan, 'rabbitmq');
     validateRabbitMqArgs(args);
     const provider = loadProvider('rabbitmq', `policy "${args.plan.policy}" has a rabbitmq target`);
-    super(RABBITMQ_TOPOLOGY_TYPE, name, componentInputs(args.plan, ['rabbitmq']), opts);
-
     const specs = rabbitMqSpecs(plan);
     const settings = resolveLifecycle(args);
+    super(
+      RABBITMQ_TOPOLOGY_TYPE,
+      name,
+      componentInputs(args.plan, ['rabbitmq']),
+      componentOptions(opts, settings, specs.identity),
+    );
+
     const inherited = inheritedOptions(opts);
     const child = (key: string) => `${name}-${key}`;
-    const options = (lifecycle: Parameters<typeof lifecycleOptions>[0]) => ({
+    const created: Record<string, pulumi.CustomResource> = {};
+    const options = (spec: { lifecycle: Lifecycle; after: readonly string[] }) => ({
       parent: this,
-      ...lifecycleOptions(lifecycle, settings, inherited),
+      ...lifecycleOptions(spec.lifecycle, settings, inherited),
+      dependsOn: spec.after.map((key) => mustGet(created, key)),
     });
-
     const exchanges: Record<string, rabbitmq.Exchange> = {};
-    for (const spec of specs.exchanges) {
-      exchanges[spec.key] = new provider.Exchange(child(spec.key), spec.args, options(spec.lifecycle));
-    }
     const policies: Record<string, rabbitmq.Policy> = {};
-    for (const spec of specs.policies) {
-      policies[spec.key] = new provider.Policy(child(spec.key), spec.args, options(spec.lifecycle));
-    }
     const queues: Record<string, rabbitmq.Queue> = {};
-    for (const spec of specs.queues) {
-      // The policy first: the queue has its DLX, limits and TTL from the moment it exists.
-      queues[spec.key] = new provider.Queue(child(spec.key), spec.args, {
-        ...options(spec.lifecycle),
-        dependsOn: [mustGet(policies, spec.policyKey)],
-      });
-    }
-
     const bindings: Record<string, rabbitmq.Binding> = {};
-    const bind = (spec: (typeof specs.bindings)[number], after: rabbitmq.Binding[]) => {
-      bindings[spec.key] = new provider.Binding(
-        child(spec.key),
-        {
-          ...spec.args,
-          source: spec.exchangeKey ? mustGet(exchanges, spec.exchangeKey).name : spec.args.source,
-          // From the queue's output, so the binding follows the queue if it is ever recreated.
-          destination: mustGet(queues, spec.queueKey).name,
-        },
-        {
-          ...options(spec.lifecycle),
+    // One builder per child; they run in `specs.order`, so each child's dependencies exist.
+    const builders: Record<string, () => pulumi.CustomResource> = {};
+    for (const spec of specs.exchanges) {
+      builders[spec.key] = () => {
+        const exchange = new provider.Exchange(child(spec.key), spec.args, options(spec));
+        exchanges[spec.key] = exchange;
+        return exchange;
+      };
+    }
+    for (const spec of specs.policies) {
+      builders[spec.key] = () => {
+        // A name that points at another child comes from that child's output: the policy is
+        // written only once what it dead-letters to exists.
+        const definition: Record<string, pulumi.Input<string>> = { ...spec.args.policy.definition };
+        const dlx = spec.refs['dead-letter-exchange'];
+        if (dlx) definition['dead-letter-exchange'] = mustGet(exchanges, dlx).name;
+        const target = spec.refs['dead-letter-routing-key'];
+        if (target) definition['dead-letter-routing-key'] = mustGet(queues, target).name;
+        const policy = new provider.Policy(
+          child(spec.key),
+          { ...spec.args, policy: { ...spec.args.policy, definition } },
+          options(spec),
+        );
+        policies[spec.key] = policy;
+        return policy;
+      };
+    }
+    for (const spec of specs.queues) {
+      // After its policy (in `after`): the queue has its DLX, limits and TTL from the moment it exists.
+      builders[spec.key] = () => {
+        const queue = new provider.Queue(child(spec.key), spec.args, options(spec));
+        queues[spec.key] = queue;
+        return queue;
+      };
+    }
+    for (const spec of specs.bindings) {
+      builders[spec.key] = () => {
+        const binding = new provider.Binding(
+          child(spec.key),
+          {
+            ...spec.args,
+            source: spec.exchangeKey ? mustGet(exchanges, spec.exchangeKey).name : spec.args.source,
+            destination: mustGet(queues, spec.queueKey).name,
+          },
           // A binding has no name of its own: a create-before-delete replacement would create the
           // same binding again and then delete it. Delete first, then create.
-          deleteBeforeReplace: true,
-          dependsOn: after,
-        },
-      );
-    };
-    for (const spec of specs.bindings.filter((each) => !each.opensInflow)) bind(spec, []);
-    // Messages flow in only once the dead-letter path and the wait queues are bound.
-    const ready = Object.values(bindings);
-    for (const spec of specs.bindings.filter((each) => each.opensInflow)) bind(spec, ready);
+          { ...options(spec), deleteBeforeReplace: true },
+        );
+        bindings[spec.key] = binding;
+        return binding;
+      };
+    }
+    for (const key of specs.order) created[key] = mustGet(builders, key)();
 
+    const plain = { parent: this, ...lifecycleOptions('plain', settings, inherited) };
     let consumerUser: pulumi.Output<string> = pulumi.output('');
     if (args.consumerUser) {
       const { name: userName, password, tags } = args.consumerUser;
@@ -104,16 +136,21 @@ export class RabbitMqRetryTopology extends pulumi.ComponentResource implements R
           : new provider.User(
               child('consumer-user'),
               { name: userName, password: pulumi.secret(password), tags: tags ?? [] },
-              options('plain'),
+              plain,
             );
       consumerUser = user ? user.name : pulumi.output(userName);
-      new provider.Permissions(
+      created['consumer-permissions'] = new provider.Permissions(
         child('consumer-permissions'),
         { user: consumerUser, vhost: specs.vhost, permissions: specs.permissions },
         // Keyed by user and vhost only: a create-before-delete replacement would delete itself.
-        { ...options('plain'), deleteBeforeReplace: true },
+        { ...plain, deleteBeforeReplace: true },
       );
+      if (user) created['consumer-user'] = user;
     }
+    new DeleteGuard(child('delete-guard'), Object.values(created), {
+      parent: this,
+      protect: lifecycleOptions('lasting', settings, inherited).protect,
+    });
 
     const source = plan.exchanges.find((exchange) => exchange.role === 'source');
     this.exchanges = exchanges;

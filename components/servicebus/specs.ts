@@ -1,5 +1,5 @@
 import type { ServiceBusEntityProperties, ServiceBusPlan } from '../../policy';
-import { assertUniqueKeys } from '../children';
+import { assertUniqueKeys, identityOf } from '../children';
 import { TopologyError } from '../errors';
 import type { Lifecycle } from '../options';
 
@@ -13,6 +13,8 @@ export interface ServiceBusQueueChild {
   key: 'main-queue' | 'retry-queue';
   kind: 'queue';
   lifecycle: Lifecycle;
+  /** The retry queue comes after the main entity, so a refused change there touches nothing else. */
+  after: string[];
   args: { queueName: string } & ServiceBusEntityProperties;
 }
 
@@ -20,6 +22,7 @@ export interface ServiceBusSubscriptionChild {
   key: 'subscription';
   kind: 'subscription';
   lifecycle: Lifecycle;
+  after: string[];
   args: { topicName: string; subscriptionName: string } & Omit<
     ServiceBusEntityProperties,
     'requiresDuplicateDetection' | 'duplicateDetectionHistoryTimeWindow'
@@ -37,6 +40,7 @@ export interface ServiceBusRuleChild {
 }
 
 export function serviceBusEntitySpecs(plan: ServiceBusPlan): ServiceBusEntityChild[] {
+  const mainKey = plan.entity.kind === 'queue' ? 'main-queue' : 'subscription';
   const children = plan.entities.map((entity): ServiceBusEntityChild => {
     // Every entity holds messages: the subscription and main queue hold new ones, the retry queue
     // holds the scheduled copies.
@@ -46,6 +50,7 @@ export function serviceBusEntitySpecs(plan: ServiceBusPlan): ServiceBusEntityChi
         key: entity.role === 'main' ? 'main-queue' : 'retry-queue',
         kind: 'queue',
         lifecycle,
+        after: entity.role === 'main' ? [] : [mainKey],
         args: { queueName: entity.name, ...entity.properties },
       };
     }
@@ -67,11 +72,37 @@ export function serviceBusEntitySpecs(plan: ServiceBusPlan): ServiceBusEntityChi
       key: 'subscription',
       kind: 'subscription',
       lifecycle,
+      after: [],
       args: { topicName: entity.topic, subscriptionName: entity.name, ...properties },
     };
   });
   assertUniqueKeys(children);
-  return children;
+  // The main entity first: the component creates them in this order.
+  return [...children].sort((a, b) => a.after.length - b.after.length);
+}
+
+/**
+ * What would replace an entity or cannot change after creation (Azure refuses the update), and
+ * which entities exist: the names, the topic of a subscription, duplicate detection (the plan sets
+ * no sessions or partitioning). Namespace and resource group stay out: they may be outputs unknown in a preview,
+ * which the engine would count as a change.
+ */
+export function serviceBusIdentity(entities: readonly ServiceBusEntityChild[]): Record<string, unknown> {
+  return identityOf(
+    entities.map((entity) => ({
+      key: entity.key,
+      replacedBy:
+        entity.kind === 'queue'
+          ? {
+              queueName: entity.args.queueName,
+              requiresDuplicateDetection: entity.args.requiresDuplicateDetection,
+            }
+          : {
+              topicName: entity.args.topicName,
+              subscriptionName: entity.args.subscriptionName,
+            },
+    })),
+  );
 }
 
 /** Azure's rule for authorization rule names: 1–50 letters, digits, ".", "-" and "_". */

@@ -1,7 +1,14 @@
 import type * as servicebus from '@pulumi/azure-native/servicebus';
 import * as pulumi from '@pulumi/pulumi';
 import { mustGet } from '../children';
-import { componentInputs, inheritedOptions, lifecycleOptions, resolveLifecycle } from '../options';
+import { DeleteGuard } from '../guard';
+import {
+  componentInputs,
+  componentOptions,
+  inheritedOptions,
+  lifecycleOptions,
+  resolveLifecycle,
+} from '../options';
 import { planJson, requireTarget } from '../plan';
 import { loadProvider } from '../providers';
 import {
@@ -10,7 +17,7 @@ import {
   type ServiceBusTopologyOutputs,
   validateServiceBusArgs,
 } from './args';
-import { serviceBusEntitySpecs, serviceBusRuleSpecs } from './specs';
+import { serviceBusEntitySpecs, serviceBusIdentity, serviceBusRuleSpecs } from './specs';
 
 /**
  * Service Bus topology of one policy: the consumer's queue, or its subscription on the producer's
@@ -39,20 +46,32 @@ export class ServiceBusRetryTopology extends pulumi.ComponentResource implements
     const entitySpecs = serviceBusEntitySpecs(plan);
     const ruleSpecs = args.consumerRuleName ? serviceBusRuleSpecs(entitySpecs, args.consumerRuleName) : [];
     const provider = loadProvider('serviceBus', `policy "${args.plan.policy}" has a serviceBus target`);
-    super(SERVICE_BUS_TOPOLOGY_TYPE, name, componentInputs(args.plan, ['serviceBus']), opts);
-
     const settings = resolveLifecycle(args);
+    super(
+      SERVICE_BUS_TOPOLOGY_TYPE,
+      name,
+      componentInputs(args.plan, ['serviceBus']),
+      componentOptions(opts, settings, serviceBusIdentity(entitySpecs)),
+    );
+
     const inherited = inheritedOptions(opts);
     const where = { resourceGroupName: args.resourceGroupName, namespaceName: args.namespaceName };
+    const created: Record<string, pulumi.CustomResource> = {};
     const queues: Record<string, servicebus.Queue> = {};
     let subscription: servicebus.Subscription | undefined;
     for (const spec of entitySpecs) {
       const child = `${name}-${spec.key}`;
-      const options = { parent: this, ...lifecycleOptions(spec.lifecycle, settings, inherited) };
+      const options = {
+        parent: this,
+        ...lifecycleOptions(spec.lifecycle, settings, inherited),
+        dependsOn: spec.after.map((key) => mustGet(created, key)),
+      };
       if (spec.kind === 'queue') {
         queues[spec.key] = new provider.Queue(child, { ...where, ...spec.args }, options);
+        created[spec.key] = queues[spec.key] as servicebus.Queue;
       } else {
         subscription = new provider.Subscription(child, { ...where, ...spec.args }, options);
+        created[spec.key] = subscription;
       }
     }
     const rules = ruleSpecs.map(
@@ -63,6 +82,10 @@ export class ServiceBusRetryTopology extends pulumi.ComponentResource implements
           { parent: this, ...lifecycleOptions(spec.lifecycle, settings, inherited) },
         ),
     );
+    new DeleteGuard(`${name}-delete-guard`, [...Object.values(created), ...rules], {
+      parent: this,
+      protect: lifecycleOptions('lasting', settings, inherited).protect,
+    });
 
     const entity = plan.entity;
     this.queues = queues;

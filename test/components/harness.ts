@@ -23,6 +23,8 @@ export interface Registration {
   dependencies: string[];
   provider: string;
   aliases: number;
+  /** The replacementTrigger option, as the monitor received it (undefined when not set). */
+  replacementTrigger: unknown;
 }
 
 export interface Recording {
@@ -45,6 +47,7 @@ interface MonitorRequest {
   getDependenciesList(): string[];
   getProvider(): string;
   getAliasesList(): unknown[];
+  getReplacementTrigger(): { toJavaScript(): unknown } | undefined;
   getUrn(): string;
   getOutputs(): unknown;
 }
@@ -93,6 +96,7 @@ export async function record(build: () => unknown): Promise<Recording> {
       dependencies: req.getDependenciesList(),
       provider: req.getProvider(),
       aliases: req.getAliasesList().length,
+      replacementTrigger: req.getReplacementTrigger()?.toJavaScript(),
     });
     return registerResource(req, callback);
   };

@@ -29,6 +29,8 @@ it('the mock received every resource: newResource calls by type are what billing
     'retry-topology:index:RabbitMqRetryTopology': 1,
     'retry-topology:index:KafkaRetryTopology': 1,
     'retry-topology:index:ServiceBusRetryTopology': 1,
+    // one per target, depending on all of that target's resources
+    'retry-topology:index:DeleteGuard': 3,
     [TYPES.exchange]: 3,
     [TYPES.queue]: 5,
     [TYPES.policy]: 5,
@@ -36,13 +38,14 @@ it('the mock received every resource: newResource calls by type are what billing
     [TYPES.user]: 1,
     [TYPES.permissions]: 1,
     [TYPES.topic]: 5,
-    // source 2 + three retry topics × 3 + DLT 2 + two groups × 1
-    [TYPES.acl]: 15,
+    // source Read + three retry topics × (Read, Write) + DLT Write + two groups × Read; Describe
+    // comes with Read and Write
+    [TYPES.acl]: 10,
     [TYPES.sbSubscription]: 1,
     [TYPES.sbQueue]: 1,
     [TYPES.sbQueueRule]: 1,
   });
-  expect(recording.mockCalls.filter((call) => !call.custom)).toHaveLength(4);
+  expect(recording.mockCalls.filter((call) => !call.custom)).toHaveLength(7);
 });
 
 it('each record() gets fresh mocks: a second build does not see the first one', async () => {
@@ -56,5 +59,5 @@ it('each record() gets fresh mocks: a second build does not see the first one', 
   });
   expect(first.mockCalls.map((call) => call.name)).not.toContain('two-dlt');
   expect(second.mockCalls.map((call) => call.name)).not.toContain('one-dlt');
-  expect(second.mockCalls).toHaveLength(1 + 5);
+  expect(second.mockCalls).toHaveLength(1 + 5 + 1);
 });

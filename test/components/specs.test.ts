@@ -63,10 +63,10 @@ describe('logical names come from role and level only', () => {
     ]);
     expect(kafkaTopicSpecs(requireTarget(billing, 'kafka')).map((each) => each.key)).toEqual([
       'source-topic',
+      'dlt',
       'retry-topic-1',
       'retry-topic-2',
       'retry-topic-3',
-      'dlt',
     ]);
     expect(serviceBusEntitySpecs(requireTarget(billing, 'serviceBus')).map((each) => each.key)).toEqual([
       'subscription',
@@ -138,7 +138,7 @@ describe('RabbitMQ specs', () => {
     }
   });
 
-  it('lifecycles: main and dead-letter queues last, wait queues are retry levels', () => {
+  it('lifecycles: the main and dead-letter paths last; wait queues and the retry exchange are retry levels', () => {
     const specs = rabbitMqSpecs(requireTarget(billing, 'rabbitmq'));
     const lifecycle = Object.fromEntries(
       [...specs.exchanges, ...specs.policies, ...specs.queues, ...specs.bindings].map((each) => [
@@ -155,11 +155,32 @@ describe('RabbitMQ specs', () => {
       'wait-1': 'retry-level',
       'wait-1-policy': 'retry-level',
       'retry-exchange-to-wait-1': 'retry-level',
-      dlx: 'plain',
-      'retry-exchange': 'plain',
-      'dlx-to-dlq': 'plain',
-      'source-exchange-to-main-queue': 'plain',
+      dlx: 'lasting',
+      'retry-exchange': 'retry-level',
+      'dlx-to-dlq': 'lasting',
+      'source-exchange-to-main-queue': 'lasting',
     });
+    // Created in an order where each child comes after what it points at.
+    expect(specs.order).toEqual([
+      'source-exchange',
+      'dlx',
+      'retry-exchange',
+      'dlq-policy',
+      'dlq',
+      'dlx-to-dlq',
+      'main-queue-policy',
+      'main-queue',
+      'wait-1-policy',
+      'wait-2-policy',
+      'wait-3-policy',
+      'wait-1',
+      'wait-2',
+      'wait-3',
+      'retry-exchange-to-wait-1',
+      'retry-exchange-to-wait-2',
+      'retry-exchange-to-wait-3',
+      'source-exchange-to-main-queue',
+    ]);
   });
 
   it('a producer-owned source exchange is bound to by name, not declared', () => {
@@ -199,6 +220,30 @@ describe('RabbitMQ specs', () => {
 });
 
 describe('Kafka specs', () => {
+  it('ACLs: one per operation the plan names, Describe left to the Read or Write that grants it', () => {
+    const acls = kafkaAclSpecs(requireTarget(billing, 'kafka'), 'User:billing');
+    expect(acls.map((each) => each.key)).toEqual([
+      'source-topic-acl-read',
+      'retry-topic-1-acl-read',
+      'retry-topic-1-acl-write',
+      'retry-topic-2-acl-read',
+      'retry-topic-2-acl-write',
+      'retry-topic-3-acl-read',
+      'retry-topic-3-acl-write',
+      'dlt-acl-write',
+      'group-acl-read',
+      'retry-group-acl-read',
+    ]);
+    // A Describe on its own (nothing that grants it) stays.
+    const describeOnly = {
+      ...requireTarget(billing, 'kafka'),
+      consumerAcls: [
+        { resource: 'topic' as const, name: 'bookstore.orders', operations: ['Describe' as const] },
+      ],
+    };
+    expect(kafkaAclSpecs(describeOnly, 'User:b').map((each) => each.args.aclOperation)).toEqual(['Describe']);
+  });
+
   it('ACLs name the principal, one per operation, Literal patterns', () => {
     const acls = kafkaAclSpecs(requireTarget(billing, 'kafka'), 'User:billing', '10.0.0.1');
     expect(acls.find((each) => each.key === 'retry-group-acl-read')?.args).toEqual({
@@ -222,11 +267,12 @@ describe('Kafka specs', () => {
       withValues(billingDocument(), [[['spec', 'targets', 'kafka', 'declareTopic'], false]]),
     );
     const topics = kafkaTopicSpecs(requireTarget(plan, 'kafka'));
-    expect(topics.map((each) => [each.key, each.lifecycle])).toEqual([
-      ['retry-topic-1', 'retry-level'],
-      ['retry-topic-2', 'retry-level'],
-      ['retry-topic-3', 'retry-level'],
-      ['dlt', 'lasting'],
+    // The lasting topic first: the retry topics are created (and changed) after it.
+    expect(topics.map((each) => [each.key, each.lifecycle, each.after])).toEqual([
+      ['dlt', 'lasting', []],
+      ['retry-topic-1', 'retry-level', ['dlt']],
+      ['retry-topic-2', 'retry-level', ['dlt']],
+      ['retry-topic-3', 'retry-level', ['dlt']],
     ]);
     expect(
       kafkaAclSpecs(requireTarget(plan, 'kafka'), 'User:b').some((each) =>
@@ -305,19 +351,24 @@ describe('lifecycle options', () => {
   it('defaults are protect lasting children and retain retry levels', () => {
     expect(defaults).toEqual(LIFECYCLE_DEFAULTS);
     expect(lifecycleOptions('lasting', defaults, {})).toEqual({ protect: true });
-    expect(lifecycleOptions('retry-level', defaults, {})).toEqual({ retainOnDelete: true });
-    expect(lifecycleOptions('plain', defaults, {})).toEqual({});
+    expect(lifecycleOptions('retry-level', defaults, {})).toEqual({ protect: false, retainOnDelete: true });
+    expect(lifecycleOptions('plain', defaults, {})).toEqual({ protect: false });
   });
 
   it('opt-outs and a component-level protect or retainOnDelete', () => {
     const off = resolveLifecycle({ protectMessages: false, retainRetryLevels: false });
     expect(lifecycleOptions('lasting', off, {})).toEqual({ protect: false });
-    expect(lifecycleOptions('retry-level', off, {})).toEqual({});
+    expect(lifecycleOptions('retry-level', off, {})).toEqual({ protect: false });
     // protect: true on the component wins; protect: false is not the opt-out.
     expect(lifecycleOptions('lasting', off, { protect: true })).toEqual({ protect: true });
     expect(lifecycleOptions('lasting', defaults, { protect: false })).toEqual({ protect: true });
-    // Other children inherit the component's protect through the SDK: nothing set here.
-    expect(lifecycleOptions('plain', defaults, { protect: true })).toEqual({});
+    // Always explicit: the target component itself is protected, and a retry level that inherited
+    // that could never be removed.
+    expect(lifecycleOptions('plain', defaults, { protect: true })).toEqual({ protect: true });
+    expect(lifecycleOptions('retry-level', defaults, { protect: false })).toEqual({
+      protect: false,
+      retainOnDelete: true,
+    });
     for (const lifecycle of ['lasting', 'retry-level', 'plain'] as const) {
       expect(lifecycleOptions(lifecycle, off, { retainOnDelete: true }).retainOnDelete).toBe(true);
     }

@@ -205,19 +205,35 @@ describe.each(PLANS)('$file', ({ plan }) => {
     );
     const sourceDeclared = declared.some((topic) => topic.role === 'source');
     expect(topics.some((each) => each.inputs.name === kafka.sourceTopic)).toBe(sourceDeclared);
+    // One ACL per operation the plan asks for, except Describe where Read or Write on the same
+    // resource grants it already; every ACL is literal, for this principal on any host.
     const acls = ofType(recording, TYPES.acl);
-    const expected = kafka.consumerAcls.flatMap((acl) =>
-      acl.operations.map((operation) => ({
-        aclResourceName: acl.name,
-        aclResourceType: acl.resource === 'topic' ? 'Topic' : 'Group',
+    const granted = new Map<string, Set<string>>();
+    for (const { inputs } of acls) {
+      expect(inputs).toMatchObject({
         aclPrincipal: 'User:billing',
         aclHost: '*',
-        aclOperation: operation,
         aclPermissionType: 'Allow',
         resourcePatternTypeFilter: 'Literal',
-      })),
-    );
-    expect(acls.map((each) => each.inputs).sort(byCanonical)).toEqual(expected.sort(byCanonical));
+      });
+      const key = `${String(inputs.aclResourceType).toLowerCase()}:${String(inputs.aclResourceName)}`;
+      const operations = granted.get(key) ?? new Set<string>();
+      expect(operations.has(String(inputs.aclOperation)), `${key} ${inputs.aclOperation} once`).toBe(false);
+      operations.add(String(inputs.aclOperation));
+      granted.set(key, operations);
+    }
+    for (const acl of kafka.consumerAcls) {
+      const operations = granted.get(`${acl.resource}:${acl.name}`) ?? new Set<string>();
+      granted.delete(`${acl.resource}:${acl.name}`);
+      const grantsDescribe = operations.has('Read') || operations.has('Write');
+      expect(
+        acl.operations.filter((operation) => !operations.has(operation)),
+        `${acl.name}: every operation granted, Describe by Read or Write`,
+      ).toEqual(acl.operations.includes('Describe') && grantsDescribe ? ['Describe'] : []);
+      expect([...operations].filter((operation) => !acl.operations.includes(operation as never))).toEqual([]);
+    }
+    expect([...granted.keys()], 'ACLs on resources the plan does not name').toEqual([]);
+    expect(acls.filter(({ inputs }) => inputs.aclOperation === 'Describe')).toEqual([]);
   });
 
   it('Service Bus: entities carry the plan properties; the producer topic is not created', async () => {
@@ -302,17 +318,28 @@ describe.each(PLANS)('$file', ({ plan }) => {
     const recording = await build(plan);
     const components = recording.registrations.filter((each) => !each.custom);
     const top = component(recording, 'retry-topology:index:RetryTopology');
+    const targets = [
+      ...(plan.targets.rabbitmq ? ['retry-topology:index:RabbitMqRetryTopology'] : []),
+      ...(plan.targets.kafka ? ['retry-topology:index:KafkaRetryTopology'] : []),
+      ...(plan.targets.serviceBus ? ['retry-topology:index:ServiceBusRetryTopology'] : []),
+    ];
     expect(components.map((each) => each.type).sort()).toEqual(
       [
         'retry-topology:index:RetryTopology',
-        ...(plan.targets.rabbitmq ? ['retry-topology:index:RabbitMqRetryTopology'] : []),
-        ...(plan.targets.kafka ? ['retry-topology:index:KafkaRetryTopology'] : []),
-        ...(plan.targets.serviceBus ? ['retry-topology:index:ServiceBusRetryTopology'] : []),
+        ...targets,
+        ...targets.map(() => 'retry-topology:index:DeleteGuard'),
       ].sort(),
+    );
+    const targetUrns = new Set(
+      components.filter((each) => targets.includes(each.type)).map((each) => each.urn),
     );
     for (const each of components) {
       expect(recording.outputs.has(each.urn), `${each.type} calls registerOutputs`).toBe(true);
-      if (each !== top) expect(each.parent).toBe(top.urn);
+      if (each.type === 'retry-topology:index:DeleteGuard') {
+        expect(targetUrns.has(each.parent), `${each.name} is a target's child`).toBe(true);
+      } else if (each !== top) {
+        expect(each.parent).toBe(top.urn);
+      }
     }
     const componentUrns = new Set(components.map((each) => each.urn));
     for (const child of recording.registrations.filter((each) => each.custom)) {
