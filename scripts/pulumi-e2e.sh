@@ -7,8 +7,9 @@
 # See docs/pulumi-e2e.md.
 #
 # Usage: scripts/pulumi-e2e.sh [--build] [vitest args...]
-#   --build  build the engine with scripts/pulumi-engine.sh when none is ready (7-9 min once,
-#            then cached in ~/.cache/retry-topology). Under CI (CI set and not 0/false) this is
+#   --build  build the engine with scripts/pulumi-engine.sh when none is ready, or rebuild the
+#            binaries whose sources in engine/ changed (7-9 min the first time, then cached in
+#            ~/.cache/retry-topology). Under CI (CI set and not 0/false) this is
 #            the default, and an engine that cannot be built fails the run.
 # Without an engine, outside CI and without --build, it prints one SKIPPED line and exits 0.
 # Needs the local brokers (scripts/brokers.sh start).
@@ -43,6 +44,19 @@ bin=$(sed -n 's/^PULUMI_BIN=//p' <<<"$engine" | tail -n 1)
 export RETRY_TOPOLOGY_PULUMI=$bin/pulumi
 log "engine: $RETRY_TOPOLOGY_PULUMI ($("$RETRY_TOPOLOGY_PULUMI" version)), ready in $((SECONDS - started))s"
 
+# The engine's Go code: gofmt and go vet (seconds with the Go caches the build warmed).
+if command -v go >/dev/null 2>&1; then
+  bash scripts/pulumi-engine.sh --lint || {
+    log "FAILED: engine/ is not gofmt-clean or go vet found a problem (above)"
+    exit 1
+  }
+elif [[ $ci -eq 1 ]]; then
+  log "FAILED: no go command to check engine/ with"
+  exit 1
+else
+  log "no go command: gofmt and go vet of engine/ skipped"
+fi
+
 bash scripts/brokers.sh status >/dev/null || {
   log "FAILED: the local brokers are not running (bash scripts/brokers.sh start)"
   exit 1
@@ -52,21 +66,25 @@ bash scripts/brokers.sh status >/dev/null || {
 E2E_DIR=$(mktemp -d "${TMPDIR:-/tmp}/retry-topology-e2e.XXXXXX")
 export RETRY_TOPOLOGY_E2E_DIR=$E2E_DIR
 
-# The tests destroy their stack themselves and then write $E2E_DIR/destroyed. When they could not
-# (vitest killed, a timeout, a crash), clean up here with the environment they left in pulumi.env:
-# let an interrupted pulumi finish, release its lock, destroy, then sweep the run's prefix.
-run_pulumi() (
+# Each test file has a stack of its own in $E2E_DIR/<stack>/ and destroys it itself, then writes
+# $E2E_DIR/<stack>/destroyed. For a stack that was not (vitest killed, a timeout, a crash), clean up
+# here with the environment it left in pulumi.env: let an interrupted pulumi finish, release its
+# lock, unprotect everything (the protected stack keeps its resources otherwise), destroy, then
+# sweep the stack's prefix (which also takes the retry levels the stack kept on purpose).
+run_pulumi() ( # STACK_DIR ARGS...
+  local dir=$1
+  shift
   set -a
   # shellcheck disable=SC1091
-  . "$E2E_DIR/pulumi.env"
+  . "$dir/pulumi.env"
   set +a
-  cd "$E2E_DIR/project"
-  "$RETRY_TOPOLOGY_PULUMI" "$@" --stack ci --non-interactive >&2
+  cd "$dir/project"
+  "$RETRY_TOPOLOGY_PULUMI" "$@" --stack "$(cat "$dir/stack")" --non-interactive >&2
 )
 
-release_lock() {
-  local lock pid i
-  for lock in "$E2E_DIR"/state/.pulumi/locks/*/*/*/*.json; do
+release_lock() { # STACK_DIR
+  local dir=$1 lock pid i
+  for lock in "$dir"/state/.pulumi/locks/*/*/*/*.json; do
     [[ -f $lock ]] || continue
     pid=$(sed -n 's/.*"pid":\([0-9]*\).*/\1/p' "$lock")
     # A pulumi that got the signal too finishes its in-flight operations first.
@@ -76,22 +94,26 @@ release_lock() {
     done
     [[ -n $pid ]] && kill -0 "$pid" 2>/dev/null && kill -TERM "$pid" 2>/dev/null && sleep 2
   done
-  compgen -G "$E2E_DIR/state/.pulumi/locks/*/*/*/*.json" >/dev/null && run_pulumi cancel --yes || true
+  compgen -G "$dir/state/.pulumi/locks/*/*/*/*.json" >/dev/null && run_pulumi "$dir" cancel --yes || true
 }
 
 cleanup() {
-  local rc=$?
+  local rc=$? dir failed=0
   trap - EXIT INT TERM
-  if [[ -f $E2E_DIR/pulumi.env && ! -f $E2E_DIR/destroyed ]]; then
-    log "the run did not clean up: pulumi destroy, then a sweep of prefix $(cat "$E2E_DIR/prefix")"
-    release_lock
-    run_pulumi destroy --yes --skip-preview || log "pulumi destroy failed (the sweep follows)"
-    if ! npx tsx test/e2e/sweep.ts "$(cat "$E2E_DIR/prefix")" >&2; then
+  for dir in "$E2E_DIR"/*/; do
+    dir=${dir%/}
+    [[ -f $dir/pulumi.env && ! -f $dir/destroyed ]] || continue
+    log "stack $(cat "$dir/stack") was not cleaned up: unprotect, pulumi destroy, then a sweep of prefix $(cat "$dir/prefix")"
+    release_lock "$dir"
+    run_pulumi "$dir" state unprotect --all --yes || log "pulumi state unprotect failed (the sweep follows)"
+    run_pulumi "$dir" destroy --yes --skip-preview || log "pulumi destroy failed (the sweep follows)"
+    if ! npx tsx test/e2e/sweep.ts "$(cat "$dir/prefix")" >&2; then
       log "FAILED: could not clean the brokers; the run's state stays in $E2E_DIR (docs/pulumi-e2e.md)"
-      exit 1
+      failed=1
     fi
     [[ $rc -ne 0 ]] || rc=1
-  fi
+  done
+  [[ $failed -eq 1 ]] && exit 1
   rm -rf "$E2E_DIR"
   log "done in $((SECONDS - started))s (exit $rc)"
   exit "$rc"

@@ -1,6 +1,6 @@
 import { rabbitMqSpecs } from '../../components/rabbitmq/specs';
 import { derivePlan, formatIssue, hasErrors, loadPolicyFiles, type RetryPlan } from '../../policy';
-import { STACK, type Workspace } from './workspace';
+import type { Workspace } from './workspace';
 
 /** derivePlan of a policy file, as the program does it (infra/plans.ts), independently of the stack. */
 export async function planOf(file: string): Promise<RetryPlan> {
@@ -20,7 +20,7 @@ export async function provisionedPlan(workspace: Workspace, policy: string): Pro
     '--json',
     '--show-secrets',
     '--stack',
-    STACK,
+    workspace.stack,
   ]);
   const topologies = JSON.parse(stdout) as Record<string, { planJson?: string }>;
   const json = topologies[policy]?.planJson;

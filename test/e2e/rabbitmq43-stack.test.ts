@@ -46,7 +46,7 @@ describe.skipIf(skip)('a quorum-delayed-retry stack on RabbitMQ 4.3, through the
     if (!engine) throw new Error(`CI: no Pulumi engine (${'missing' in found ? found.missing : ''})`);
     expect(INSTANCE).toBe('4.3');
     expect((await brokerVersion()).at([4, 3])).toBe(true);
-    workspace = await createWorkspace(engine, ROOT, STACK);
+    workspace = await createWorkspace(engine, ROOT, { stack: STACK });
     plan = await planOf(workspace.policyFiles[0] ?? '');
     client = await connect();
   }, 300_000);

@@ -9,34 +9,48 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, isAbsolute, join } from 'node:path';
+import { basename, dirname, isAbsolute, join } from 'node:path';
 import { parseDocument } from 'yaml';
 import { type Engine, type RunResult, requiredPlugins, runPulumi } from './engine';
 
 /**
- * A private copy of the project for one e2e run, outside the repository:
+ * A private copy of the project for one stack of an e2e run, outside the repository
+ * (<run> is RETRY_TOPOLOGY_E2E_DIR when scripts/pulumi-e2e.sh gives one, else a temp directory):
  *
- *   <dir>/project/          every top-level entry of the repository as a symlink, except stacks/
- *   <dir>/project/stacks/   Pulumi.ci.yaml: the repository's ci stack config, with the policy
- *                           files replaced by prefixed copies and the password set as a secret
- *   <dir>/policies/         those copies: every broker name starts with a random prefix, so runs
- *                           never collide with each other or with other tests on the same brokers
- *   <dir>/state/            the file backend (PULUMI_BACKEND_URL)
- *   <dir>/home/             PULUMI_HOME, when the plugins come from a scripts/pulumi-engine.sh build
- *   <dir>/pulumi.env        the environment above, and <dir>/prefix: for the cleanup trap of
- *                           scripts/pulumi-e2e.sh (pulumi destroy, then sweep.ts)
+ *   <run>/<stack>/project/         every top-level entry of the repository as a symlink, except stacks/
+ *   <run>/<stack>/project/stacks/  Pulumi.<stack>.yaml: a repository stack file's config (the local
+ *                                  brokers; the stack's own or the one it names), edited by the test if it asks, with the policy files
+ *                                  replaced by prefixed copies and the password set as a secret
+ *   <run>/<stack>/policies/        those copies: every broker name starts with a random prefix, so
+ *                                  runs never collide with each other or with other tests
+ *   <run>/<stack>/state/           the file backend (PULUMI_BACKEND_URL)
+ *   <run>/<stack>/home/            PULUMI_HOME, when the plugins come from a scripts/pulumi-engine.sh build
+ *   <run>/<stack>/pulumi.env       the environment above, <run>/<stack>/stack and .../prefix: for the
+ *                                  cleanup trap of scripts/pulumi-e2e.sh (unprotect, destroy, sweep.ts)
  *
  * Why a copy: `pulumi stack init` and `pulumi config set` rewrite stacks/Pulumi.<stack>.yaml (they
  * add the encryption salt and the secret, and turn `false` into `"false"`), and the run must leave
  * no trace in the repository.
  */
 
+/** The repository's stack whose config (the local brokers) an e2e stack starts from by default. */
 export const STACK = 'ci';
+
+export interface WorkspaceOptions {
+  /** The stack's name; also the workspace's directory under the run's. Default `ci`. */
+  stack?: string;
+  /** The repository's stack file the stack's config starts from: stacks/Pulumi.<config>.yaml.
+   * Default: the stack's own. */
+  config?: string;
+  /** Edits the copy of that stack file before the stack is created. */
+  editConfig?: (config: ReturnType<typeof parseDocument>) => void;
+}
 /** Generous: a `pulumi up` takes 5–15 s here, and CI machines are loaded. */
 const COMMAND_TIMEOUT_MS = 240_000;
 
 export interface Workspace {
   dir: string;
+  stack: string;
   project: string;
   prefix: string;
   /** Prefixed copies of the ci stack's policy files, in its order. */
@@ -70,40 +84,49 @@ function shellQuote(value: string): string {
   return `'${value.replaceAll("'", "'\\''")}'`;
 }
 
-export async function createWorkspace(engine: Engine, root: string, stack = STACK): Promise<Workspace> {
+export async function createWorkspace(
+  engine: Engine,
+  root: string,
+  options: WorkspaceOptions = {},
+): Promise<Workspace> {
+  const stack = options.stack ?? STACK;
   const given = process.env.RETRY_TOPOLOGY_E2E_DIR;
-  // scripts/pulumi-e2e.sh's cleanup knows the ci stack's directory; another stack gets one beside it.
-  const dir = given
-    ? stack === STACK
-      ? given
-      : mkdtempSync(join(given, `${stack}-`))
-    : mkdtempSync(join(tmpdir(), 'retry-topology-e2e-'));
+  const dir = join(given || mkdtempSync(join(tmpdir(), 'retry-topology-e2e-')), stack);
   try {
-    return await populate(engine, root, dir, stack);
+    return await populate(engine, root, dir, stack, options);
   } catch (error) {
     // Nothing is provisioned before the workspace exists: the directory can go.
-    if (!given) rmSync(dir, { recursive: true, force: true });
+    rmSync(given ? dir : dirname(dir), { recursive: true, force: true });
     throw error;
   }
 }
 
-async function populate(engine: Engine, root: string, dir: string, stack: string): Promise<Workspace> {
+async function populate(
+  engine: Engine,
+  root: string,
+  dir: string,
+  stack: string,
+  options: WorkspaceOptions,
+): Promise<Workspace> {
   const project = join(dir, 'project');
   const prefix = `e2e-${randomBytes(3).toString('hex')}`;
   mkdirSync(join(project, 'stacks'), { recursive: true });
   mkdirSync(join(dir, 'policies'));
   mkdirSync(join(dir, 'state'));
   writeFileSync(join(dir, 'prefix'), prefix);
+  writeFileSync(join(dir, 'stack'), stack);
   for (const entry of readdirSync(root)) {
     if (entry === 'stacks' || entry === '.git' || entry === '.pulumi') continue;
     symlinkSync(join(root, entry), join(project, entry));
   }
 
-  const config = parseDocument(readFileSync(join(root, 'stacks', `Pulumi.${stack}.yaml`), 'utf8'));
+  const from = options.config ?? stack;
+  const config = parseDocument(readFileSync(join(root, 'stacks', `Pulumi.${from}.yaml`), 'utf8'));
+  options.editConfig?.(config);
   const listed: unknown = (config.toJS() as { config?: Record<string, unknown> }).config?.[
     'retry-topology:policies'
   ];
-  if (!Array.isArray(listed)) throw new Error(`stacks/Pulumi.${stack}.yaml lists no retry-topology:policies`);
+  if (!Array.isArray(listed)) throw new Error(`stacks/Pulumi.${from}.yaml lists no retry-topology:policies`);
   const originals = (listed as string[]).map((file) =>
     prefixPolicy(readFileSync(isAbsolute(file) ? file : join(root, file), 'utf8'), prefix),
   );
@@ -152,6 +175,7 @@ async function populate(engine: Engine, root: string, dir: string, stack: string
 
   return {
     dir,
+    stack,
     project,
     prefix,
     policyFiles,
@@ -177,5 +201,5 @@ export function finishWorkspace(workspace: Workspace, clean: boolean): void {
     return;
   }
   writeFileSync(join(workspace.dir, 'destroyed'), '');
-  if (!process.env.RETRY_TOPOLOGY_E2E_DIR) rmSync(workspace.dir, { recursive: true, force: true });
+  if (!process.env.RETRY_TOPOLOGY_E2E_DIR) rmSync(dirname(workspace.dir), { recursive: true, force: true });
 }
