@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryPlan } from '../../policy';
 import { HEADERS } from '../../runtime';
 import { consumeWithRetries, type RabbitConsumer } from '../../runtime/rabbitmq';
-import { type Broker, body, connect, publish, waitFor } from '../integration/rabbitmq/support';
+import { type Broker, body, connect, management, publish, waitFor } from '../integration/rabbitmq/support';
 import { automationStack } from './automation';
 import { type BrokerState, brokerState, queueDepth } from './broker-state';
 import { Deliveries } from './deliveries';
@@ -196,6 +196,16 @@ describe.skipIf(skip)(
         Record<string, unknown>
       >;
       expect(policies[`retry-topology.${wait3}`]?.['message-ttl']).toBe(LEVEL_3_MS);
+      // In effect on the queue itself (the management stats catch up within ~5 s on 3.10.8).
+      await waitFor(
+        async () => {
+          const queue = await management.getQueue(requireRabbit(plan).vhost, wait3);
+          const effective = queue?.effective_policy_definition as Record<string, unknown> | undefined;
+          return effective?.['message-ttl'] === LEVEL_3_MS;
+        },
+        30_000,
+        'the 45 s TTL in effect on wait queue 3',
+      );
       expect(await queueDepth(requireRabbit(plan).deadLetterQueue)).toBe(1);
     });
 
@@ -203,6 +213,8 @@ describe.skipIf(skip)(
       const target = requireRabbit(plan);
       const wait3 = target.queues.find((queue) => queue.level === 3)?.name ?? '';
       // X is where the runtime puts a third failure: wait queue 3, through the retry exchange.
+      // Timed before the publish: the message is in the queue before its confirm comes back.
+      xPublishedAt = Date.now() - seen.start;
       await new Promise<void>((done, fail) =>
         broker.channel.publish(
           target.retryExchange,
@@ -212,7 +224,6 @@ describe.skipIf(skip)(
           (error) => (error ? fail(error) : done()),
         ),
       );
-      xPublishedAt = Date.now() - seen.start;
       before = await brokerState(workspace.prefix);
       workspace.editPolicy(0, fewerAttempts);
       const steps = await automationUp('automation up (fewer attempts)');
