@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # Usage: scripts/kafka.sh start|stop|restart|status
+#        scripts/kafka.sh libs                              # resolve the jars, print their directory
 #        scripts/kafka.sh run-class MAIN_CLASS [ARGS...]   # run a Kafka CLI tool, e.g.
 #          scripts/kafka.sh run-class org.apache.kafka.tools.TopicCommand --bootstrap-server 127.0.0.1:9092 --list
 #
@@ -312,6 +313,11 @@ case "${1:-}" in
   stop) cmd_stop ;;
   restart) cmd_stop; cmd_start ;;
   status) cmd_status ;;
+  libs)
+    # For scripts/kafka-cluster.sh: the three cluster nodes run from these same jars.
+    ensure_libs >&2
+    echo "$LIBS"
+    ;;
   run-class)
     shift
     [[ $# -ge 1 ]] || die "usage: $0 run-class MAIN_CLASS [ARGS...]"
@@ -319,5 +325,5 @@ case "${1:-}" in
     [[ -f $TOOLS_LOG4J_CONF ]] || write_config
     run_class "$@"
     ;;
-  *) echo "usage: $0 start|stop|restart|status|run-class MAIN_CLASS [ARGS...]" >&2; exit 2 ;;
+  *) echo "usage: $0 start|stop|restart|status|libs|run-class MAIN_CLASS [ARGS...]" >&2; exit 2 ;;
 esac
