@@ -50,6 +50,12 @@ export const ISSUE_CODES = {
   'min-insync-above-replication': 'error',
   'lock-duration-over-max': 'error',
   'delivery-limit-below-attempts': 'error',
+  // Replication (policy/rules/replication.ts).
+  'no-replication': 'error',
+  'replicas-above-cluster': 'error',
+  'quorum-replicas-even': 'warning',
+  'min-insync-equals-replication': 'warning',
+  'acks-below-all': 'warning',
   'name-invalid': 'error',
   'name-too-long': 'error',
   'name-collision': 'error',

@@ -27,6 +27,7 @@ export {
 } from './load';
 export { parsePolicy } from './parse';
 export { derivePlan } from './plan/derive';
+export { kafkaReplication, QUORUM_REPLICAS_ARGUMENT, quorumReplication } from './plan/replication';
 export type * from './plan/types';
 export { PLAN_VERSION } from './plan/types';
 export { hasUnsafeCharacters, printable, safeJson } from './printable';

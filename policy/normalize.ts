@@ -42,9 +42,10 @@ export function normalizePolicy(doc: PolicyDocument): Policy {
     } satisfies RabbitTarget;
   }
   if (kafka) {
-    const { maxPollInterval, retryRetention, ordering, minInSyncReplicas, ...rest } = kafka;
+    const { maxPollInterval, retryRetention, ordering, minInSyncReplicas, acks, ...rest } = kafka;
     targets.kafka = {
       ...rest,
+      acks: acks === 'all' ? -1 : acks,
       minInSyncReplicas: minInSyncReplicas ?? defaultMinInSync(kafka.replicationFactor),
       maxPollIntervalMs: ms(maxPollInterval),
       retryRetentionMs: ms(retryRetention),
@@ -83,6 +84,7 @@ export function normalizePolicy(doc: PolicyDocument): Policy {
     name: metadata.name,
     ...(metadata.description === undefined ? {} : { description: metadata.description }),
     ...(metadata.owner === undefined ? {} : { owner: metadata.owner }),
+    ...(metadata.environment === undefined ? {} : { environment: metadata.environment }),
     consumer: spec.consumer,
     maxAttempts: spec.maxAttempts,
     immediate: { retries: spec.immediate.retries, delayMs: ms(spec.immediate.delay) },

@@ -106,6 +106,15 @@ const listBackoff = z.strictObject({
     .meta({ description: 'One wait per delayed retry, in order: exactly maxAttempts - 1 of them.' }),
 });
 
+const clusterSize = (what: string) =>
+  z
+    .number()
+    .int()
+    .min(1)
+    .max(1000)
+    .optional()
+    .meta({ description: `The ${what}. Given, replica counts are checked against it.` });
+
 const rabbitmqTarget = z.strictObject({
   exchange: entityName().meta({ description: 'The exchange the producer publishes to.' }),
   exchangeType: z
@@ -179,6 +188,18 @@ const rabbitmqTarget = z.strictObject({
     .max(1000)
     .default(100)
     .meta({ description: 'Priority of the RabbitMQ policies this topology owns.' }),
+  quorumReplicas: z
+    .number()
+    .int()
+    .min(1)
+    .max(99)
+    .default(3)
+    .meta({
+      description:
+        'Members (replicas) of each quorum queue: x-quorum-initial-group-size, fixed when the queue is ' +
+        'first declared. A change never replaces a queue; existing queues keep their members (see docs/replication.md).',
+    }),
+  clusterSize: clusterSize('nodes in the RabbitMQ cluster'),
 });
 
 const kafkaTarget = z.strictObject({
@@ -210,6 +231,15 @@ const kafkaTarget = z.strictObject({
         'min.insync.replicas of those topics: replicas that must have a copy before it counts as written. ' +
         'Default: replicationFactor - 1, between 1 and 2.',
     }),
+  acks: z
+    .union([z.literal('all'), z.literal(-1), z.literal(1), z.literal(0)])
+    .default('all')
+    .meta({
+      description:
+        'Acks the runtime asks for when it writes a retry or dead-letter copy: "all" (or -1) waits for ' +
+        'every in-sync replica; 1 only for the leader, so a copy acknowledged just before the leader fails can be lost.',
+    }),
+  clusterSize: clusterSize('brokers in the Kafka cluster'),
   maxPollInterval: positiveDuration('max.poll.interval.ms, or KafkaJS rebalanceTimeout.').default('5m'),
   retryRetention: positiveDuration(
     'How long the retry topics keep records; at least twice the longest wait.',
@@ -268,6 +298,14 @@ export const PolicySchema = z
           .string()
           .optional()
           .meta({ description: 'The team that owns the consumer, e.g. "team-billing".' }),
+        environment: z
+          .enum(['production', 'staging', 'development'])
+          .optional()
+          .meta({
+            description:
+              'Where this policy runs. "production" turns the replication checks into errors: a single copy, ' +
+              'min.insync.replicas equal to the replication factor, acks below all.',
+          }),
       })
       .meta({ description: 'Names the policy. Only `name` reaches the broker.' }),
     spec: z

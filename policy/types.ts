@@ -7,6 +7,8 @@ import type { IssueCode } from './codes';
 
 export type Jitter = 'none' | 'full' | 'equal';
 export type RabbitMode = 'ttl-queues' | 'quorum-delayed-retry' | 'delivery-time';
+export type KafkaAcks = -1 | 1 | 0;
+export type Environment = 'production' | 'staging' | 'development';
 
 export interface ErrorMatch {
   errorNames: string[];
@@ -41,6 +43,10 @@ export interface RabbitTarget {
   deadLetterStrategy: 'at-least-once' | 'at-most-once';
   consumerTimeoutMs: number;
   policyPriority: number;
+  /** x-quorum-initial-group-size of every queue: fixed when a queue is first declared. */
+  quorumReplicas: number;
+  /** Nodes in the cluster, when the policy states it. */
+  clusterSize?: number;
 }
 
 export interface KafkaTarget {
@@ -50,6 +56,10 @@ export interface KafkaTarget {
   declareTopic: boolean;
   replicationFactor: number;
   minInSyncReplicas: number;
+  /** Producer acks for the runtime's copies: -1 is "all". */
+  acks: KafkaAcks;
+  /** Brokers in the cluster, when the policy states it. */
+  clusterSize?: number;
   maxPollIntervalMs: number;
   retryRetentionMs: number;
   ordering: 'park-key' | 'none';
@@ -70,6 +80,8 @@ export interface Policy {
   name: string;
   description?: string;
   owner?: string;
+  /** Left out: not marked, so the replication checks stay warnings. */
+  environment?: Environment;
   consumer: string;
   maxAttempts: number;
   immediate: { retries: number; delayMs: number };

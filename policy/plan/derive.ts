@@ -62,6 +62,7 @@ export function derivePlan(policy: Policy): RetryPlan {
   const plan: RetryPlan = {
     planVersion: PLAN_VERSION,
     policy: policy.name,
+    ...(policy.environment === undefined ? {} : { environment: policy.environment }),
     consumer: policy.consumer,
     maxAttempts: policy.maxAttempts,
     classification: classification(policy),

@@ -1,5 +1,6 @@
 import type { KafkaTarget, Policy } from '../types';
 import { kafkaNames } from './names';
+import { kafkaReplication } from './replication';
 import { deliveryRules, jitterRange } from './timeline';
 import type { KafkaPlan, KafkaTopicSpec, Level } from './types';
 
@@ -22,6 +23,7 @@ export function planKafka(policy: Policy, target: KafkaTarget, delays: number[])
   const shared = {
     partitions: target.partitions,
     replicationFactor: target.replicationFactor,
+    replication: kafkaReplication(target.replicationFactor, target.minInSyncReplicas, target.acks),
   };
   const durability = {
     'cleanup.policy': 'delete',
@@ -61,6 +63,8 @@ export function planKafka(policy: Policy, target: KafkaTarget, delays: number[])
     attemptHeader: KAFKA_ATTEMPT_HEADER,
     notBeforeHeader: KAFKA_NOT_BEFORE_HEADER,
     maxPollIntervalMs: target.maxPollIntervalMs,
+    producer: { acks: target.acks, idempotent: target.acks === -1 },
+    ...(target.clusterSize === undefined ? {} : { clusterSize: target.clusterSize }),
     topics,
     consumerAcls: [
       { resource: 'topic', name: target.topic, operations: ['Read', 'Describe'] },

@@ -1,5 +1,6 @@
 import type { Policy, RabbitTarget } from '../types';
 import { rabbitNames } from './names';
+import { QUORUM_REPLICAS_ARGUMENT, quorumReplication } from './replication';
 import { deliveryRules, fixedRange, jitterRange, linearDelays } from './timeline';
 import type { Level, RabbitMqPlan, RabbitPolicySpec, RabbitQueueSpec } from './types';
 
@@ -72,10 +73,14 @@ export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: numbe
   const levels = rabbitLevels(policy, target, delays, names);
   const queues: RabbitQueueSpec[] = [];
   const policies: RabbitPolicySpec[] = [];
-  const arguments_ = { 'x-queue-type': 'quorum' };
+  const arguments_ = { 'x-queue-type': 'quorum', [QUORUM_REPLICAS_ARGUMENT]: target.quorumReplicas };
+  const replication = quorumReplication(target.quorumReplicas);
 
   const addQueue = (
-    spec: Omit<RabbitQueueSpec, 'durable' | 'autoDelete' | 'arguments' | 'policy' | 'effective'>,
+    spec: Omit<
+      RabbitQueueSpec,
+      'durable' | 'autoDelete' | 'arguments' | 'replication' | 'policy' | 'effective'
+    >,
     definition: Record<string, string | number>,
   ) => {
     const policyName = names.policyFor(spec.name);
@@ -91,6 +96,7 @@ export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: numbe
       durable: true,
       autoDelete: false,
       arguments: arguments_,
+      replication,
       policy: policyName,
       effective: { ...arguments_, ...asArguments(definition) },
     });
@@ -179,6 +185,7 @@ export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: numbe
     mode: target.mode,
     brokerVersion: target.brokerVersion,
     vhost: target.vhost,
+    ...(target.clusterSize === undefined ? {} : { clusterSize: target.clusterSize }),
     mainQueue: names.main,
     deadLetterExchange: names.deadLetterExchange,
     deadLetterQueue: names.deadLetterQueue,

@@ -109,6 +109,7 @@ export function planServiceBus(policy: Policy, target: ServiceBusTarget, delays:
     attemptProperty: SERVICE_BUS_ATTEMPT_PROPERTY,
     lockDurationMs: target.lockDurationMs,
     lockRenewalMs: target.lockRenewalMs,
+    replication: 'managed-by-service',
     entities,
   };
 }

@@ -1,5 +1,5 @@
 import type { Issue } from '../issues';
-import type { Jitter, RabbitMode } from '../types';
+import type { Environment, Jitter, KafkaAcks, RabbitMode } from '../types';
 
 /**
  * The plan: plain JSON derived from one policy. Components, the runtime and the CLI read this and
@@ -13,6 +13,18 @@ export const PLAN_VERSION = 1;
 export interface RangeMs {
   min: number;
   max: number;
+}
+
+/** How a resource's messages are replicated, as the plan states it and the readback checks it. */
+export interface Replication {
+  /** Copies of each message the broker keeps: quorum queue members, Kafka replicas. */
+  replicas: number;
+  /** Copies that hold a message when the broker confirms it (a publisher confirm, a Kafka ack). */
+  confirmedOn: number;
+  /** Nodes that may fail at once without losing a confirmed message. */
+  survivesDown: number;
+  /** Nodes that may be down while new messages are still confirmed. */
+  writesWithDown: number;
 }
 
 /** One delay level: the wait before attempt `level + 1`. */
@@ -56,8 +68,13 @@ export interface RabbitQueueSpec {
   delayMs?: number;
   durable: true;
   autoDelete: false;
-  /** Only what can never change goes here: a changed argument forces the queue to be recreated. */
+  /**
+   * Sent when the queue is declared, and fixed from then on. `x-queue-type` never changes; the
+   * replica count (x-quorum-initial-group-size) may change in the plan, but a change never
+   * recreates the queue: existing queues keep their members (the component ignores it on update).
+   */
   arguments: Record<string, string | number>;
+  replication: Replication;
   /** Name of the RabbitMQ policy that carries this queue's mutable settings. */
   policy: string;
   /** What the broker applies: arguments merged with the policy definition (RabbitMQ 3.10.8: the smaller value wins for length, TTL and delivery limit, the policy for overflow and expires, the argument for dead-letter keys). */
@@ -100,6 +117,8 @@ export interface RabbitMqPlan extends DeliveryRules {
   mode: RabbitMode;
   brokerVersion: string;
   vhost: string;
+  /** Nodes in the cluster, when the policy states it. Exchanges, bindings and policies are on every node. */
+  clusterSize?: number;
   mainQueue: string;
   deadLetterExchange: string;
   deadLetterQueue: string;
@@ -122,6 +141,7 @@ export interface KafkaTopicSpec {
   delayMs?: number;
   partitions: number;
   replicationFactor: number;
+  replication: Replication;
   /** Kafka topic config; values are strings as Kafka sends them. */
   config: Record<string, string>;
   declare: boolean;
@@ -136,6 +156,10 @@ export interface KafkaPlan extends DeliveryRules {
   attemptHeader: string;
   notBeforeHeader: string;
   maxPollIntervalMs: number;
+  /** How the runtime produces copies. Idempotence (no duplicate from a producer retry) needs acks -1. */
+  producer: { acks: KafkaAcks; idempotent: boolean };
+  /** Brokers in the cluster, when the policy states it. */
+  clusterSize?: number;
   topics: KafkaTopicSpec[];
   /** ACLs for the consumer principal, by topic. */
   consumerAcls: Array<{
@@ -186,6 +210,8 @@ export interface ServiceBusPlan extends DeliveryRules {
   attemptProperty: string;
   lockDurationMs: number;
   lockRenewalMs: number;
+  /** Service Bus replicates every entity itself (within a region); there is nothing to set. */
+  replication: 'managed-by-service';
   entities: ServiceBusEntitySpec[];
 }
 
@@ -198,6 +224,8 @@ export interface ClassificationPlan {
 export interface RetryPlan {
   planVersion: typeof PLAN_VERSION;
   policy: string;
+  /** metadata.environment; left out when the policy does not say. */
+  environment?: Environment;
   consumer: string;
   maxAttempts: number;
   classification: ClassificationPlan;

@@ -5,9 +5,10 @@ import { brokerRules } from './brokers';
 import { ruleContext } from './context';
 import { handlerRules } from './handler';
 import { nameRules } from './names';
+import { replicationRules } from './replication';
 import { timingRules } from './timing';
 
-const ALL_RULES = [...timingRules, ...handlerRules, ...brokerRules, ...nameRules];
+const ALL_RULES = [...timingRules, ...handlerRules, ...brokerRules, ...replicationRules, ...nameRules];
 
 /** Every semantic rule over a policy that already passed the schema. Reports all findings at once. */
 export function checkRules(policy: Policy): Issue[] {

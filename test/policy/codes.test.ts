@@ -189,6 +189,34 @@ const CASES: Case[] = [
     path: [...T, 'kafka', 'minInSyncReplicas'],
   },
   {
+    code: 'no-replication',
+    document: withChanges([
+      [['metadata', 'environment'], 'production'],
+      [[...T, 'kafka', 'replicationFactor'], 1],
+    ]),
+    path: [...T, 'kafka', 'replicationFactor'],
+  },
+  {
+    code: 'replicas-above-cluster',
+    document: changed([...T, 'rabbitmq', 'clusterSize'], 1),
+    path: [...T, 'rabbitmq', 'quorumReplicas'],
+  },
+  {
+    code: 'quorum-replicas-even',
+    document: changed([...T, 'rabbitmq', 'quorumReplicas'], 4),
+    path: [...T, 'rabbitmq', 'quorumReplicas'],
+  },
+  {
+    code: 'min-insync-equals-replication',
+    document: changed([...T, 'kafka', 'minInSyncReplicas'], 3),
+    path: [...T, 'kafka', 'minInSyncReplicas'],
+  },
+  {
+    code: 'acks-below-all',
+    document: changed([...T, 'kafka', 'acks'], 1),
+    path: [...T, 'kafka', 'acks'],
+  },
+  {
     code: 'lock-duration-over-max',
     document: changed([...T, 'serviceBus', 'lockDuration'], '10m'),
     path: [...T, 'serviceBus', 'lockDuration'],

@@ -47,14 +47,16 @@ describe('the billing example', () => {
     ).toEqual(['billing.order-placed']);
   });
 
-  it('makes every queue a durable quorum queue whose arguments hold only the queue type', () => {
+  it('makes every queue a durable quorum queue whose arguments hold only the queue type and its replica count', () => {
     for (const queue of rabbit?.queues ?? []) {
       expect(queue).toMatchObject({
         durable: true,
         autoDelete: false,
-        arguments: { 'x-queue-type': 'quorum' },
+        // The example runs on a one-node development broker: one member per queue.
+        arguments: { 'x-queue-type': 'quorum', 'x-quorum-initial-group-size': 1 },
+        replication: { replicas: 1, confirmedOn: 1, survivesDown: 0, writesWithDown: 0 },
       });
-      expect(Object.keys(queue.arguments)).toEqual(['x-queue-type']);
+      expect(Object.keys(queue.arguments).sort()).toEqual(['x-queue-type', 'x-quorum-initial-group-size']);
     }
   });
 
