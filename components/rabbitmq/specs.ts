@@ -255,7 +255,12 @@ export function rabbitMqSpecs(plan: RabbitMqPlan): RabbitMqSpecs {
   const order = creationOrder(all.map((child) => ({ key: child.key, after: dependenciesOf(child) })));
   const identity = identityOf([
     ...exchanges.filter(lasting).map((each) => ({ key: each.key, replacedBy: each.args })),
-    ...queues.filter(lasting).map((each) => ({ key: each.key, replacedBy: each.args })),
+    // A queue's arguments are ignored on update (topology.ts): a changed replica count is for
+    // queues declared from now on and replaces nothing, so it is no change of identity.
+    ...queues.filter(lasting).map((each) => ({
+      key: each.key,
+      replacedBy: { ...each.args, settings: { ...each.args.settings, argumentsJson: undefined } },
+    })),
     ...bindings.filter(lasting).map((each) => ({ key: each.key, replacedBy: each.args })),
     ...policies
       .filter(lasting)

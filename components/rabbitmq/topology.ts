@@ -26,7 +26,8 @@ import { rabbitMqSpecs } from './specs';
  * every mutable setting, the bindings, and optionally the consumer's user and permissions.
  *
  * Changing a delay, the attempt count, a max-length, the TTL or the delivery limit changes only
- * policies (updated in place): queue arguments hold just the queue type, so no queue is replaced.
+ * policies (updated in place): queue arguments hold just the queue type and the replica count, and
+ * a change of either is ignored on an existing queue, so no queue is replaced.
  */
 export class RabbitMqRetryTopology extends pulumi.ComponentResource implements RabbitMqTopologyOutputs {
   /** The plan this topology was provisioned from, as `retry-topology plan --format json` prints it. */
@@ -102,7 +103,15 @@ export class RabbitMqRetryTopology extends pulumi.ComponentResource implements R
     for (const spec of specs.queues) {
       // After its policy (in `after`): the queue has its DLX, limits and TTL from the moment it exists.
       builders[spec.key] = () => {
-        const queue = new provider.Queue(child(spec.key), spec.args, options(spec));
+        const queue = new provider.Queue(child(spec.key), spec.args, {
+          ...options(spec),
+          // The arguments count only when the queue is created. x-queue-type never changes; the
+          // replica count (x-quorum-initial-group-size) may, and the provider would answer any
+          // change with a delete-first replacement that loses the queue's messages. Existing
+          // queues keep their members (docs/replication.md says how to move them), so the
+          // arguments are not part of the target's identity either (specs.ts).
+          ignoreChanges: ['settings.argumentsJson'],
+        });
         queues[spec.key] = queue;
         return queue;
       };

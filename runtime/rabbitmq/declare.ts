@@ -9,7 +9,8 @@ import { assertChannelVhost } from './vhost';
  * Declares exactly the plan's RabbitMQ specs, for development and tests (Pulumi does it in
  * production from the same specs). Policies first, so each queue has its dead-lettering and
  * limits from the moment it exists; then exchanges, queues and bindings over AMQP. A channel in
- * another vhost than the plan's is refused (code `vhost-mismatch`) before anything is written.
+ * another vhost than the plan's is refused (code `vhost-mismatch`) before anything is written. A
+ * queue that already exists is left as it is.
  */
 export async function declareTopology(
   channel: Channel,
@@ -28,6 +29,10 @@ export async function declareTopology(
     });
   }
   for (const queue of rabbit.queues) {
+    // An existing queue keeps the replica count it was declared with: RabbitMQ refuses a redeclare
+    // with another x-quorum-initial-group-size (406 PRECONDITION_FAILED, checked on 3.10.8), and
+    // the plan's count is for queues declared from now on, as in the Pulumi component.
+    if (await management.getQueue(rabbit.vhost, queue.name)) continue;
     await channel.assertQueue(queue.name, {
       durable: queue.durable,
       autoDelete: queue.autoDelete,

@@ -20,6 +20,7 @@ export interface Registration {
   protect: boolean | undefined;
   retainOnDelete: boolean | undefined;
   deleteBeforeReplace: boolean;
+  ignoreChanges: string[];
   dependencies: string[];
   provider: string;
   aliases: number;
@@ -44,6 +45,7 @@ interface MonitorRequest {
   getProtect(): boolean | undefined;
   getRetainondelete(): boolean | undefined;
   getDeletebeforereplace(): boolean;
+  getIgnorechangesList(): string[];
   getDependenciesList(): string[];
   getProvider(): string;
   getAliasesList(): unknown[];
@@ -93,6 +95,7 @@ export async function record(build: () => unknown): Promise<Recording> {
       protect: req.getProtect(),
       retainOnDelete: req.getRetainondelete(),
       deleteBeforeReplace: req.getDeletebeforereplace(),
+      ignoreChanges: req.getIgnorechangesList(),
       dependencies: req.getDependenciesList(),
       provider: req.getProvider(),
       aliases: req.getAliasesList().length,

@@ -191,6 +191,12 @@ describe('the identity (replacement trigger) changes exactly when a lasting chil
       { rabbitmq: false, kafka: false, serviceBus: false },
     ],
     [
+      // A queue ignores its arguments on update: the new count is for queues declared from now on.
+      'RabbitMQ quorum replicas 3 → 5',
+      [[[...RABBIT, 'quorumReplicas'], 5]],
+      { rabbitmq: false, kafka: false, serviceBus: false },
+    ],
+    [
       'Kafka partitions',
       [[[...KAFKA, 'partitions'], 6]],
       { rabbitmq: false, kafka: false, serviceBus: false },

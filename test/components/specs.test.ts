@@ -134,7 +134,11 @@ describe('RabbitMQ specs', () => {
       queues: plan.queues.map((queue) => ({ ...queue, arguments: { ...queue.arguments, 'x-n': 5 } })),
     };
     for (const queue of rabbitMqSpecs(withNumber).queues) {
-      expect(JSON.parse(queue.args.settings.argumentsJson)).toEqual({ 'x-queue-type': 'quorum', 'x-n': 5 });
+      expect(JSON.parse(queue.args.settings.argumentsJson)).toEqual({
+        'x-queue-type': 'quorum',
+        'x-quorum-initial-group-size': 1,
+        'x-n': 5,
+      });
     }
   });
 

@@ -167,7 +167,13 @@ describe.each(PLANS)('$file', ({ plan }) => {
     for (const queue of ofType(recording, TYPES.queue)) {
       const settings = queue.inputs.settings as { durable: boolean; argumentsJson: string };
       expect(settings.durable).toBe(true);
-      expect(JSON.parse(settings.argumentsJson)).toEqual({ 'x-queue-type': 'quorum' });
+      expect(JSON.parse(settings.argumentsJson)).toEqual({
+        'x-queue-type': 'quorum',
+        'x-quorum-initial-group-size': expect.any(Number),
+      });
+      expect(queue.ignoreChanges, 'a changed replica count never replaces a queue').toEqual([
+        'settings.argumentsJson',
+      ]);
       expect(queue.inputs, 'never the string-valued `arguments` map').not.toHaveProperty(
         'settings.arguments',
       );

@@ -199,3 +199,32 @@ it('a removed wait queue keeps returning messages: its retained policy still dea
   expect(definition['dead-letter-routing-key']).toBe('billing.order-placed');
   expect(Number(definition['message-ttl'])).toBeGreaterThan(0);
 });
+
+it('quorum replicas 3 → 5: queues differ only in argumentsJson, which they ignore on update, so none is replaced', async () => {
+  const before = await build(planOf(billingDocument()));
+  const after = await build(planOf(withValues(billingDocument(), [[[...RABBIT, 'quorumReplicas'], 5]])));
+  expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+  const withoutArguments = (registration: Registration) => ({
+    ...registration.inputs,
+    settings: { ...(registration.inputs.settings as object), argumentsJson: undefined },
+  });
+  let queues = 0;
+  for (const [key, old] of before) {
+    const now = after.get(key) as Registration;
+    expect(now.urn).toBe(old.urn);
+    if (old.type !== TYPES.queue) {
+      expect(canonical(now.inputs), `${key} is unchanged`).toBe(canonical(old.inputs));
+      continue;
+    }
+    queues++;
+    expect(canonical(withoutArguments(now)), `${key} changes only its arguments`).toBe(
+      canonical(withoutArguments(old)),
+    );
+    const argumentsJson = (now.inputs.settings as { argumentsJson: string }).argumentsJson;
+    expect(JSON.parse(argumentsJson)['x-quorum-initial-group-size']).toBe(5);
+    expect(now.ignoreChanges, `${key}: the engine keeps the old arguments`).toEqual([
+      'settings.argumentsJson',
+    ]);
+  }
+  expect(queues).toBe(5);
+});
