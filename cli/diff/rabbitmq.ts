@@ -1,4 +1,4 @@
-import type { RabbitMqPlan, RabbitQueueSpec } from '../../policy';
+import { QUORUM_REPLICAS_ARGUMENT, type RabbitMqPlan, type RabbitQueueSpec } from '../../policy';
 import { code } from '../format/markdown';
 import { byKey, pairsOf, type ResourceChange, settingChanges } from './risk';
 
@@ -7,7 +7,9 @@ import { byKey, pairsOf, type ResourceChange, settingChanges } from './risk';
  * name for the same role is a replacement, as Pulumi sees it:
  * - Queue: every input (name, vhost, arguments) replaces it, delete first: its messages are
  *   lost. Arguments hold only x-queue-type, so this happens on a rename or a vhost move, never
- *   on a delay change. Main queue and dead-letter queue are protected.
+ *   on a delay change. Main queue and dead-letter queue are protected. The replica count
+ *   (x-quorum-initial-group-size) is the exception: the component ignores it on an existing
+ *   queue, so a change applies to new queues only and the old ones keep their members.
  * - Policy: definition, pattern and priority update in place; this is where delays live.
  * - Binding: any change replaces it (delete first); it holds no messages.
  * - A removed wait queue (and its policy and binding) is retained on the broker, so what waits
@@ -55,15 +57,26 @@ function queues(before: RabbitMqPlan | undefined, after: RabbitMqPlan | undefine
             },
       );
     } else if (was && now) {
-      const identity = (queue: Queue, vhost: string | undefined) =>
-        JSON.stringify([queue.name, vhost, queue.durable, queue.autoDelete, queue.arguments]);
-      if (identity(was, before?.vhost) !== identity(now, after?.vhost)) {
+      const { [QUORUM_REPLICAS_ARGUMENT]: wasReplicas, ...wasArguments } = was.arguments;
+      const { [QUORUM_REPLICAS_ARGUMENT]: nowReplicas, ...nowArguments } = now.arguments;
+      const identity = (queue: Queue, vhost: string | undefined, args: Queue['arguments']) =>
+        JSON.stringify([queue.name, vhost, queue.durable, queue.autoDelete, args]);
+      if (identity(was, before?.vhost, wasArguments) === identity(now, after?.vhost, nowArguments)) {
+        if (wasReplicas !== nowReplicas)
+          out.push({
+            kind: 'queue',
+            name: now.name,
+            change: 'update',
+            risk: 'caution',
+            note: `replica count ${wasReplicas ?? '(unset)'} → ${nowReplicas ?? '(unset)'} is for queues declared from now on: this queue keeps its members and its messages; move them with rabbitmq-queues grow/shrink (docs/replication.md)`,
+          });
+      } else {
         const what = [
           was.name !== now.name ? `new name ${code(now.name)}` : '',
           before?.vhost !== after?.vhost
             ? `vhost ${code(before?.vhost ?? '')} → ${code(after?.vhost ?? '')}`
             : '',
-          ...settingChanges(was.arguments, now.arguments),
+          ...settingChanges(wasArguments, nowArguments),
         ].filter(Boolean);
         const guard = now.role === 'wait' ? '' : ' (protected: pulumi up refuses until it is migrated)';
         out.push({

@@ -1,4 +1,4 @@
-import type { DeliveryRules, RangeMs, RetryPlan } from '../../policy';
+import type { DeliveryRules, RangeMs, Replication, RetryPlan } from '../../policy';
 import { formatDuration } from '../../policy';
 
 /**
@@ -98,25 +98,25 @@ export function resourceRows(plan: RetryPlan, target: keyof RetryPlan['targets']
       rows.push({
         kind: 'exchange',
         name: exchange.name,
-        detail: `${exchange.role}, ${exchange.type}${exchange.declare ? '' : ', not declared (owned by the producer)'}`,
+        detail: `${exchange.role}, ${exchange.type}${exchange.declare ? ', on every node' : ', not declared (owned by the producer)'}`,
       });
     for (const queue of r.queues)
       rows.push({
         kind: 'queue',
         name: queue.name,
-        detail: `${queue.role}${queue.delayMs === undefined ? '' : ` ${formatDuration(queue.delayMs)}`}, ${settings(queue.effective)}`,
+        detail: `${queue.role}${queue.delayMs === undefined ? '' : ` ${formatDuration(queue.delayMs)}`}, ${queue.replication.replicas} replicas, ${settings(queue.effective)}`,
       });
     for (const policy of r.policies)
       rows.push({
         kind: 'policy',
         name: policy.name,
-        detail: `${policy.pattern} priority ${policy.priority}`,
+        detail: `${policy.pattern} priority ${policy.priority}, on every node`,
       });
     for (const binding of r.bindings)
       rows.push({
         kind: 'binding',
         name: `${binding.source} → ${binding.destination}`,
-        detail: `key ${JSON.stringify(binding.routingKey)}`,
+        detail: `key ${JSON.stringify(binding.routingKey)}, on every node`,
       });
   }
   if (target === 'kafka' && plan.targets.kafka) {
@@ -124,7 +124,7 @@ export function resourceRows(plan: RetryPlan, target: keyof RetryPlan['targets']
       rows.push({
         kind: 'topic',
         name: topic.name,
-        detail: `${topic.role}${topic.delayMs === undefined ? '' : ` ${formatDuration(topic.delayMs)}`}, ${topic.partitions} partitions, rf ${topic.replicationFactor}, ${settings(topic.config)}`,
+        detail: `${topic.role}${topic.delayMs === undefined ? '' : ` ${formatDuration(topic.delayMs)}`}, ${topic.partitions} partitions, ${topic.replicationFactor} replicas, ${settings(topic.config)}`,
       });
   }
   if (target === 'serviceBus' && plan.targets.serviceBus) {
@@ -133,7 +133,7 @@ export function resourceRows(plan: RetryPlan, target: keyof RetryPlan['targets']
       rows.push({
         kind: entity.kind,
         name: entity.topic ? `${entity.topic}/${entity.name}` : entity.name,
-        detail: `${entity.role}, ${settings(props)}`,
+        detail: `${entity.role}, replicated by Service Bus, ${settings(props)}`,
       });
     }
   }
@@ -162,6 +162,36 @@ export function deadLetterLines(plan: RetryPlan, target: TargetKey): string[] {
     });
   }
   return [];
+}
+
+function nodes(count: number): string {
+  return `${count} node${count === 1 ? '' : 's'}`;
+}
+
+function survives(replication: Replication): string {
+  return `a confirmed message is on ${replication.confirmedOn} and survives ${nodes(replication.survivesDown)} lost; writes go on with ${nodes(replication.writesWithDown)} down`;
+}
+
+/** One line: how the target's messages are replicated and what that survives. */
+export function replicationSummary(plan: RetryPlan, target: keyof RetryPlan['targets']): string {
+  const { rabbitmq, kafka, serviceBus } = plan.targets;
+  if (target === 'rabbitmq' && rabbitmq) {
+    const queue = rabbitmq.queues[0];
+    if (!queue) return '';
+    const cluster =
+      rabbitmq.clusterSize === undefined ? '' : ` on a cluster of ${nodes(rabbitmq.clusterSize)}`;
+    return `replication: ${queue.replication.replicas} replicas per quorum queue${cluster}: ${survives(queue.replication)}; exchanges, bindings and policies are on every node`;
+  }
+  if (target === 'kafka' && kafka) {
+    const topic = kafka.topics[0];
+    if (!topic) return '';
+    const acks = kafka.producer.acks === -1 ? 'acks all, idempotent' : `acks ${kafka.producer.acks}`;
+    const cluster = kafka.clusterSize === undefined ? '' : ` on ${kafka.clusterSize} brokers`;
+    return `replication: factor ${topic.replicationFactor}, min.insync.replicas ${topic.config['min.insync.replicas']}, ${acks}${cluster}: ${survives(topic.replication)}`;
+  }
+  if (target === 'serviceBus' && serviceBus)
+    return 'replication: by Service Bus itself, nothing to set (geo-replication is a namespace setting)';
+  return '';
 }
 
 export function targetTitle(plan: RetryPlan, target: keyof RetryPlan['targets']): string {

@@ -3,6 +3,7 @@ import { formatIssue, printable } from '../../policy';
 import {
   deadLetterLines,
   headline,
+  replicationSummary,
   resourceRows,
   rulesOf,
   sourceOf,
@@ -45,6 +46,7 @@ export function planText(plan: RetryPlan, only?: TargetKey): string {
       '  dead letters:',
       ...deadLetterLines(plan, target).map((line) => `    ${printable(line)}`),
     );
+    lines.push('', `  ${replicationSummary(plan, target)}`);
     lines.push('', '  resources:');
     lines.push(
       ...textTable(
@@ -81,6 +83,7 @@ export function planMarkdown(plan: RetryPlan, only?: TargetKey): string {
       ),
     );
     lines.push('', 'Dead letters:', '', ...deadLetterLines(plan, target).map((line) => `- ${code(line)}`));
+    lines.push('', replicationSummary(plan, target));
     lines.push('', '<details><summary>resources</summary>', '');
     lines.push(
       ...markdownTable(

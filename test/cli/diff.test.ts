@@ -53,6 +53,18 @@ describe('retry-topology diff', () => {
     );
   });
 
+  it('shows a changed replica count as a caution on every queue, never a replacement', async () => {
+    const next = tempPolicy(BILLING.replace('quorumReplicas: 1', 'quorumReplicas: 3'));
+    const result = await cli('diff', 'policies/billing.yaml', next);
+    expect(result.code).toBe(0);
+    expect(row(result.out, 'queue `billing.order-placed.retry.2`')).toMatch(
+      /🟡 caution \| update \| .*replica count 1 → 3 is for queues declared from now on: this queue keeps its members and its messages/,
+    );
+    expect(result.out.match(/replica count 1 → 3/g)).toHaveLength(5);
+    expect(result.out).not.toMatch(/\| replace \|/);
+    expect(result.out).not.toContain('data loss');
+  });
+
   it('keeps a removed wait level on the broker and adds a new one safely', async () => {
     const fewer = await cli(
       'diff',
