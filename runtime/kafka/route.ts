@@ -88,7 +88,7 @@ export async function carryOut(
 }
 
 /**
- * The commit discipline: produce the copy (acks -1), and only once it is acked commit past
+ * The commit discipline: produce the copy (with the plan's acks, -1 unless the policy lowers it), and only once it is acked commit past
  * the record. A failed produce throws before the commit; so does the fault hook.
  */
 async function copyThenCommit(
@@ -100,12 +100,18 @@ async function copyThenCommit(
   notBefore: number | undefined,
 ): Promise<void> {
   const { key, value } = d.message;
-  const offset = await produceCopy(rt.producer, rt.client, destination, {
-    key,
-    value,
-    headers,
-    partition: d.partition,
-  });
+  const offset = await produceCopy(
+    rt.producer,
+    rt.client,
+    destination,
+    {
+      key,
+      value,
+      headers,
+      partition: d.partition,
+    },
+    rt.rules.producer.acks,
+  );
   if (rt.ordering && key && destination !== rt.rules.deadLetterTopic) {
     rt.ordering.produced({
       topic: destination,

@@ -67,6 +67,30 @@ describe('the commit discipline (fake clients)', () => {
     });
   });
 
+  it('produces with the acks of the plan: 1 when the policy lowers it', async () => {
+    const lowered = billingPlan({
+      targets: {
+        kafka: { topic: source, consumerGroup: 'billing', partitions: 3, replicationFactor: 1, acks: 1 },
+      },
+    });
+    expect(lowered.targets.kafka?.producer.acks).toBe(1);
+    const consumer = new FakeConsumer();
+    const producer = new FakeProducer(consumer.log);
+    const retry = createKafkaRetry({
+      plan: lowered,
+      handler: async () => {
+        throw httpError(503);
+      },
+      producer,
+      clock: new FakeClock(),
+      random: () => 0.5,
+      meter: undefined,
+    });
+    await retry.runMain(consumer);
+    await consumer.deliver(source, 0, { offset: '1' });
+    expect(producer.sent.map((each) => each.acks)).toEqual([1]);
+  });
+
   it('never commits when the produce fails: it seeks back, pauses, and resumes after a doubling back-off', async () => {
     const { consumer, producer, clock, events } = await setUp(async () => {
       throw new Error('unknown failure: permanent by default');
