@@ -44,6 +44,8 @@ export type RabbitTargetInput = {
   deadLetterStrategy?: 'at-least-once' | 'at-most-once';
   consumerTimeout?: DurationText;
   policyPriority?: number;
+  quorumReplicas?: number;
+  clusterSize?: number;
 };
 
 export type KafkaTargetInput = {
@@ -53,6 +55,8 @@ export type KafkaTargetInput = {
   declareTopic?: boolean;
   replicationFactor?: number;
   minInSyncReplicas?: number;
+  acks?: 'all' | -1 | 1 | 0;
+  clusterSize?: number;
   maxPollInterval?: DurationText;
   retryRetention?: DurationText;
   ordering?: 'park-key' | 'none';
@@ -107,6 +111,11 @@ export type PolicySpecInput = {
 export type PolicyInput = {
   apiVersion: typeof API_VERSION;
   kind: 'RetryPolicy';
-  metadata: { name: string; description?: string; owner?: string };
+  metadata: {
+    name: string;
+    description?: string;
+    owner?: string;
+    environment?: 'production' | 'staging' | 'development';
+  };
   spec: PolicySpecInput;
 };
