@@ -17,12 +17,25 @@ const returned = new WeakMap<ConfirmChannel, Set<string>>();
 const PROCESS_ID = randomBytes(6).toString('hex');
 let sequence = 0;
 
+const closed = new WeakSet<ConfirmChannel>();
+
+/**
+ * Marks the channel closed as soon as it closes. amqplib fails the unconfirmed publishes from a
+ * 'close' listener of its own, so this one goes in front of it.
+ */
+function trackClose(channel: ConfirmChannel): void {
+  const mark = () => closed.add(channel);
+  if (typeof channel.prependOnceListener === 'function') channel.prependOnceListener('close', mark);
+  else channel.once('close', mark);
+}
+
 function returnsOf(channel: ConfirmChannel): Set<string> {
   let ids = returned.get(channel);
   if (!ids) {
     const fresh = new Set<string>();
     ids = fresh;
     returned.set(channel, fresh);
+    trackClose(channel);
     // AMQP sends basic.return before the basic.ack of the same message, on the same channel.
     channel.on('return', (message: Message) => {
       const id = message.properties.headers?.[PUBLISH_ID_HEADER];
@@ -61,7 +74,17 @@ export function publishCopy(
     try {
       channel.publish(exchange, routingKey, content, options, (error) => {
         const wasReturned = ids.delete(id);
-        if (error)
+        if (error && closed.has(channel))
+          // Not a refusal: the copy may be in the queue or not, and this channel cannot take it
+          // again. The original is still unacked, so the broker gives it to a consumer again.
+          reject(
+            new RetryTopologyError(
+              'publish-failed',
+              `the channel closed before the broker confirmed the publish to ${exchange || '(default)'} / ${routingKey}`,
+              { cause: error },
+            ),
+          );
+        else if (error)
           reject(
             refusal(`the broker refused the publish to ${exchange || '(default)'} / ${routingKey}`, error),
           );

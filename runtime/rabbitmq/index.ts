@@ -9,4 +9,13 @@ export {
 } from './consumer';
 export { copyProperties } from './copy';
 export { declareTopology, deleteTopology } from './declare';
+export {
+  consumeWithFailover,
+  type FailoverConsumer,
+  type FailoverEvent,
+  type FailoverOptions,
+  type FailoverSession,
+  type RabbitFailoverOptions,
+  runFailover,
+} from './failover';
 export { type ManagementApi, managementApi } from './management';
