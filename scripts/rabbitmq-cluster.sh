@@ -66,8 +66,9 @@ running_members() {
     grep '@' || true
 }
 is_member() { # is_member NODE: rabbit-1 counts NODE among the cluster's nodes
-  ctl "$SEED" eval 'lists:foreach(fun(N) -> io:format("~s~n", [N]) end, rabbit_nodes:all()).' 2>/dev/null |
-    grep -qx "$1@localhost"
+  local members # captured first: `grep -q` on a pipe could end the CLI early (pipefail)
+  members=$(ctl "$SEED" eval 'lists:foreach(fun(N) -> io:format("~s~n", [N]) end, rabbit_nodes:all()).' 2>/dev/null) || true
+  grep -qx "$1@localhost" <<<"$members"
 }
 
 join() { # join NODE: make NODE a member of rabbit-1's cluster, unless it is one
