@@ -12,7 +12,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['test/**/*.test.ts'],
-          exclude: ['test/integration/**', 'test/e2e/**', 'test/package/**'],
+          exclude: ['test/integration/**', 'test/e2e/**', 'test/package/**', 'test/cluster/**'],
           // Some tests load the built package (dist/) the way users do.
           globalSetup: ['test/support/build-once.ts'],
           // Property runs, Pulumi mocks and child Node processes take seconds each; on a loaded
@@ -62,6 +62,17 @@ export default defineConfig({
           },
         };
       }),
+      {
+        test: {
+          name: 'cluster',
+          include: ['test/cluster/**/*.test.ts'],
+          // Needs `scripts/brokers.sh cluster start`. Each file kills and restarts nodes three
+          // times (a RabbitMQ node takes 15–30 s to come back on a loaded machine).
+          testTimeout: 900_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+        },
+      },
       {
         test: {
           name: 'e2e',

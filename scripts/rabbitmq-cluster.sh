@@ -30,6 +30,11 @@ source "$here/lib/rabbitmq-node.sh"
 export PATH="/usr/local/sbin:/usr/sbin:/sbin:$PATH"
 
 NODES=(rabbit-1 rabbit-2 rabbit-3)
+# At-least-once dead-lettering (how a wait queue returns messages) publishes through a worker that
+# waits this long for a confirm before sending again. When the target queue's leader dies with
+# messages in flight (checked on 3.10.8), those and every message behind them wait out this
+# timeout: 180 s by default. The docs (docs/replication.md) recommend the same setting.
+export RABBITMQ_NODE_ERL_ARGS="-rabbit dead_letter_worker_publisher_confirm_timeout ${RABBITMQ_DLX_CONFIRM_TIMEOUT_MS:-5000}"
 SEED=rabbit-1
 INSTANCES=/var/lib/rabbitmq/instances
 JOIN_TIMEOUT="${RABBITMQ_START_TIMEOUT:-180}"

@@ -24,7 +24,8 @@
 # - `rabbitmqctl await_startup` fails at once if the node has not registered with epmd yet, so we
 #   poll `ping` first; `rabbitmqctl stop` returns before the VM exits, so stop waits for its pid.
 #
-# Env: RABBITMQ_START_TIMEOUT (default 180 s), RABBITMQ_STOP_TIMEOUT (default 60 s).
+# Env: RABBITMQ_START_TIMEOUT (default 180 s), RABBITMQ_STOP_TIMEOUT (default 60 s),
+#      RABBITMQ_NODE_ERL_ARGS (extra Erlang arguments for the node; default none).
 
 rabbitmq_node() {
   local action=$1 name=$2 amqp=$3 mgmt=$4 dist=$5 root=${6:-}
@@ -43,6 +44,8 @@ rabbitmq_node() {
     "RABBITMQ_MNESIA_BASE=$base/mnesia"
     "RABBITMQ_LOG_BASE=$base/log"
     "RABBITMQ_PID_FILE=$base/node.pid"
+    # Extra Erlang arguments for the node, e.g. "-rabbit some_setting 5000" (app env at boot).
+    "RABBITMQ_SERVER_ADDITIONAL_ERL_ARGS=${RABBITMQ_NODE_ERL_ARGS:-}"
   )
   case "$action" in
     start) _rabbitmq_node_start ;;

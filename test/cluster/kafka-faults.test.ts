@@ -1,0 +1,345 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Consumer, Kafka, logLevel, type Producer } from 'kafkajs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
+import { PermanentError, TransientError } from '../../runtime';
+import { createKafkaRetry, declareKafkaTopology, type KafkaRetry } from '../../runtime/kafka';
+import { behaviour, type FaultWindow, judgeWaits, Ledger } from './ledger';
+import {
+  cluster,
+  faultRandom,
+  KAFKA_BROKERS,
+  kafkaNodeOf,
+  sleep,
+  stats,
+  uniqueName,
+  waitFor,
+} from './support';
+
+/**
+ * The Kafka retry chain on a three-broker cluster (replication factor 3, min.insync.replicas 2,
+ * acks all, idempotent producers) while brokers die. Three times, at a random moment, the broker
+ * leading a partition of a retry topic is SIGKILLed while records wait in the retry topics and
+ * copies are in flight, and started again. Every record must end where its kind says; duplicates
+ * are counted; every wait is at least its delay, at most 2 s late outside the fault windows and at
+ * most the fault budget inside one; the failover times are measured and reported.
+ */
+
+const DELAYS = ['2s', '4s'];
+const DELAYS_MS = [2_000, 4_000];
+const MAX_ATTEMPTS = 3;
+const RATE_PER_SECOND = 10;
+const WORK_MS = 15;
+const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 3);
+/** Lateness a wait may have with no fault: a paused partition resumes on the next fetch, on a loaded machine. */
+const LOAD_MARGIN_MS = 5_000;
+/**
+ * What a wait in a fault window may take beyond the failover measured in it (new partition
+ * leaders, and the consumer groups rejoined after their coordinator moved): the records that came
+ * due meanwhile are worked off, and a produce that failed is tried again after the runtime's
+ * back-off (up to 5 s).
+ */
+const CATCH_UP_ALLOWANCE_MS = 20_000;
+
+const name = uniqueName('kafka');
+const plan: RetryPlan = derivePlan(
+  parsePolicy({
+    apiVersion: 'retry-topology/v1',
+    kind: 'RetryPolicy',
+    metadata: { name, environment: 'production' },
+    spec: {
+      consumer: 'fault-run',
+      maxAttempts: MAX_ATTEMPTS,
+      backoff: { type: 'list', delays: DELAYS },
+      jitter: 'none',
+      classify: { presets: ['http-transient'] },
+      idempotency: { idempotent: true, key: 'id' },
+      targets: {
+        kafka: {
+          topic: `${name}.in`,
+          declareTopic: true,
+          consumerGroup: `${name}.main`,
+          partitions: 3,
+          replicationFactor: 3,
+          minInSyncReplicas: 2,
+          acks: 'all',
+          clusterSize: 3,
+        },
+      },
+    },
+  }),
+);
+const target = plan.targets.kafka;
+if (!target) throw new Error('no kafka target');
+const retryTopics = target.topics.filter((topic) => topic.role === 'retry').map((topic) => topic.name);
+const ourTopics = target.topics.map((topic) => topic.name);
+
+const kafka = new Kafka({
+  clientId: 'retry-topology-cluster',
+  brokers: KAFKA_BROKERS,
+  logLevel: logLevel.NOTHING,
+  retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 5_000 },
+});
+const CONSUMER = { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 100 };
+/** Idempotent, so a send retried across a leader change writes no second record. */
+const producerConfig = { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false };
+
+interface Round {
+  target: string;
+  topic: string;
+  partitionsLed: number;
+  waitingAtKill: number;
+  handlersRunningAtKill: number;
+  killAt: number;
+  /** Kill → every partition of our topics the broker led has another leader (metadata, polled). */
+  leaderFailoverMs: number;
+  /** Kill → the last rejoin of the main or retry consumer group in the round (its coordinator moved). */
+  groupRejoinMs: number;
+  /** Kill → the broker is back and every partition of our topics has three in-sync replicas. */
+  recoveredMs: number;
+}
+
+describe('Kafka cluster: retry-topic leaders killed while records wait and copies are in flight', () => {
+  const { seed, random } = faultRandom();
+  const ledger = new Ledger(MAX_ATTEMPTS, DELAYS_MS);
+  const admin = kafka.admin();
+  const source: Producer = kafka.producer(producerConfig);
+  const copies: Producer = kafka.producer(producerConfig);
+  const consumers: Consumer[] = [];
+  let retry: KafkaRetry | undefined;
+  const failures = new Map<string, number>();
+  /** When the main or the retry consumer (re)joined its group. */
+  const joins: number[] = [];
+
+  const leaders = async (topics: string[]) => {
+    const { topics: found } = await admin.fetchTopicMetadata({ topics });
+    return found.flatMap((topic) =>
+      topic.partitions.map((partition) => ({
+        topic: topic.name,
+        partition: partition.partitionId,
+        leader: partition.leader,
+        isr: partition.isr,
+      })),
+    );
+  };
+
+  beforeAll(async () => {
+    await admin.connect();
+    await declareKafkaTopology(admin, plan);
+    await Promise.all([source.connect(), copies.connect()]);
+  });
+
+  afterAll(async () => {
+    await retry?.stop().catch(() => undefined);
+    await Promise.allSettled(consumers.map((consumer) => consumer.disconnect()));
+    await Promise.allSettled([source.disconnect(), copies.disconnect()]);
+    if (process.env.RETRY_TOPOLOGY_KEEP_TOPOLOGY !== '1')
+      await admin.deleteTopics({ topics: ourTopics }).catch(() => undefined);
+    await admin.disconnect();
+  });
+
+  it('plans and creates every topic with three replicas and min.insync.replicas 2', async () => {
+    for (const each of await leaders(ourTopics)) expect(each.isr).toHaveLength(3);
+    const configs = await admin.describeConfigs({
+      includeSynonyms: false,
+      resources: ourTopics.map((topic) => ({ type: 2, name: topic, configNames: ['min.insync.replicas'] })),
+    });
+    for (const resource of configs.resources)
+      expect(
+        resource.configEntries.find((entry) => entry.configName === 'min.insync.replicas')?.configValue,
+      ).toBe('2');
+  });
+
+  it('loses nothing through three kills of a retry-topic leader', async () => {
+    retry = createKafkaRetry({
+      plan,
+      producer: copies,
+      fromBeginning: true,
+      failureBackoff: { initialMs: 200, maxMs: 5_000 },
+      // One partition at a time cannot keep up with acks-all copies on a loaded two-core machine.
+      partitionsConsumedConcurrently: 6,
+      onEvent: (event) => {
+        if (event.type === 'failed')
+          failures.set(event.error.code, (failures.get(event.error.code) ?? 0) + 1);
+      },
+      handler: async (message, { attempt }) => {
+        const id = String(message.key);
+        ledger.delivered(id, attempt);
+        ledger.running++;
+        try {
+          await sleep(WORK_MS);
+          switch (behaviour(ledger.kind(id), attempt)) {
+            case 'succeed':
+              ledger.succeeded(id);
+              return;
+            case 'transient':
+              ledger.failed(id, attempt);
+              throw new TransientError('503 from the dependency');
+            case 'permanent':
+              throw new PermanentError('invalid currency');
+          }
+        } finally {
+          ledger.running--;
+        }
+      },
+    });
+    const main = kafka.consumer({ groupId: target.consumerGroup, ...CONSUMER });
+    const retrying = kafka.consumer({ groupId: target.retryConsumerGroup, ...CONSUMER });
+    const deadLetters = kafka.consumer({ groupId: `${name}.dlt-reader`, ...CONSUMER });
+    consumers.push(main, retrying, deadLetters);
+    for (const consumer of [main, retrying])
+      consumer.on(consumer.events.GROUP_JOIN, () => joins.push(Date.now()));
+    await Promise.all(consumers.map((consumer) => consumer.connect()));
+    await retry.runMain(main);
+    await retry.runRetry(retrying);
+    await deadLetters.subscribe({ topics: [target.deadLetterTopic], fromBeginning: true });
+    await deadLetters.run({
+      eachMessage: async ({ message, partition }) => {
+        const reason = message.headers?.['retry-dead-letter-reason']?.toString() ?? 'unknown';
+        ledger.deadLettered(String(message.key), reason, `${partition}@${message.offset}`);
+      },
+    });
+
+    let publishing = true;
+    let sent = 0;
+    const producing = (async () => {
+      const started = Date.now();
+      while (publishing) {
+        const n = sent++;
+        const id = `k-${n}`;
+        ledger.publish(id, n);
+        for (;;) {
+          try {
+            await source.send({
+              topic: target.sourceTopic,
+              acks: -1,
+              messages: [{ key: id, value: JSON.stringify({ id }) }],
+            });
+            break;
+          } catch {
+            await sleep(500); // every client retry is spent: the cluster is electing; try again
+          }
+        }
+        const due = started + (sent * 1_000) / RATE_PER_SECOND;
+        if (due > Date.now()) await sleep(due - Date.now());
+      }
+    })();
+
+    const rounds: Round[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      await sleep(2_000 + random() * 3_000);
+      await waitFor(
+        () => (ledger.waiting() > 0 ? true : undefined),
+        30_000,
+        'a record waiting in a retry topic',
+      );
+      const topic =
+        round < retryTopics.length
+          ? (retryTopics[round] as string)
+          : (retryTopics[Math.floor(random() * retryTopics.length)] as string);
+      const partitions = (await leaders([topic])).filter((each) => each.leader >= 0);
+      const chosen = partitions[Math.floor(random() * partitions.length)];
+      if (!chosen) throw new Error(`no leader for ${topic}`);
+      const killed = chosen.leader;
+      const led = (await leaders(ourTopics)).filter((each) => each.leader === killed);
+      const waitingAtKill = ledger.waiting();
+      const handlersRunningAtKill = ledger.running;
+      const killAt = Date.now();
+      await cluster('kill-node', kafkaNodeOf(killed));
+      await waitFor(
+        async () => {
+          const now = await leaders(led.map((each) => each.topic));
+          const moved = led.every((was) => {
+            const found = now.find((each) => each.topic === was.topic && each.partition === was.partition);
+            return found !== undefined && found.leader >= 0 && found.leader !== killed;
+          });
+          return moved ? true : undefined;
+        },
+        120_000,
+        `new leaders for the partitions broker ${killed} led`,
+        200,
+      );
+      const leaderFailoverMs = Date.now() - killAt;
+      await cluster('start-node', kafkaNodeOf(killed));
+      await waitFor(
+        async () => ((await leaders(ourTopics)).every((each) => each.isr.length === 3) ? true : undefined),
+        180_000,
+        'every partition back to three in-sync replicas',
+        500,
+      );
+      rounds.push({
+        target: kafkaNodeOf(killed),
+        topic: `${chosen.topic}[${chosen.partition}]`,
+        partitionsLed: led.length,
+        waitingAtKill,
+        handlersRunningAtKill,
+        killAt,
+        leaderFailoverMs,
+        groupRejoinMs: Math.max(0, ...joins.filter((at) => at >= killAt).map((at) => at - killAt)),
+        recoveredMs: Date.now() - killAt,
+      });
+    }
+
+    publishing = false;
+    await producing;
+    await waitFor(
+      () => (ledger.unfinished().length === 0 ? true : undefined),
+      180_000,
+      'every record to end in success or the dead-letter topic',
+      250,
+    ).catch(() => undefined);
+
+    const outcomes = ledger.outcomes();
+    const waits = ledger.waits();
+    const windows: FaultWindow[] = rounds.map((round) => ({
+      start: round.killAt,
+      end: round.killAt + round.recoveredMs,
+      budgetMs: Math.max(round.leaderFailoverMs, round.groupRejoinMs) + CATCH_UP_ALLOWANCE_MS,
+    }));
+    const { early, late, inWindows, outside } = judgeWaits(waits, windows, LOAD_MARGIN_MS);
+    const report = {
+      target: 'kafka-4.4.0-cluster',
+      seed,
+      rounds: rounds.map(({ killAt, ...round }) => ({
+        ...round,
+        /** The retry path's failover: how late the waits running in the fault window came back. */
+        retryPathLatenessMs: Math.max(
+          0,
+          ...waits
+            .filter((each) => each.from <= killAt + round.recoveredMs && each.to >= killAt)
+            .map((each) => each.latenessMs),
+        ),
+      })),
+      outcomes: { ...outcomes, lost: outcomes.lost.length, wrong: outcomes.wrong.slice(0, 10) },
+      runtimeFailures: Object.fromEntries(failures),
+      unfinished: ledger
+        .unfinished()
+        .slice(0, 5)
+        .map((id) => ledger.trace(id)),
+      waits: {
+        all: stats(waits.map((each) => each.latenessMs)),
+        inAFaultWindow: stats(inWindows.map((each) => each.latenessMs)),
+        outsideFaultWindows: stats(outside.map((each) => each.latenessMs)),
+        early: early.slice(0, 5).map((each) => ({ ...each, trace: ledger.trace(each.id) })),
+        beyondBudget: late.slice(0, 10),
+      },
+    };
+    console.log(`cluster fault report ${JSON.stringify(report)}`);
+    const dir = process.env.RETRY_TOPOLOGY_STATE ?? '/tmp/retry-topology';
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'cluster-report-kafka.json'), `${JSON.stringify(report, null, 2)}\n`);
+
+    for (const round of rounds) {
+      expect(round.waitingAtKill, 'records were waiting when the broker died').toBeGreaterThan(0);
+      expect(round.partitionsLed, 'the broker led partitions of our topics').toBeGreaterThan(0);
+    }
+    expect(outcomes.lost, `lost records (seed ${seed})`).toEqual([]);
+    expect(outcomes.wrong, `records that ended in the wrong place (seed ${seed})`).toEqual([]);
+    expect(outcomes.both).toEqual([]);
+    expect(outcomes.published).toBeGreaterThan(RATE_PER_SECOND * 30);
+    expect(early, 'a retry before its delay').toEqual([]);
+    expect(late, 'waits beyond their delay and the fault budget').toEqual([]);
+    expect(inWindows.length, 'some waits ran through a fault').toBeGreaterThan(0);
+  });
+});
