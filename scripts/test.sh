@@ -25,8 +25,14 @@ bash scripts/chromium.sh
 confluent_log=$(mktemp)
 bash scripts/confluent.sh >"$confluent_log" 2>&1 &
 confluent_build=$!
-# A failing step below must not leave the build running after this script.
-trap 'kill "$confluent_build" ${engine_build:+"$engine_build"} 2>/dev/null || true' EXIT
+# The three-node RabbitMQ and three-broker Kafka clusters of the fault tests (scripts/brokers.sh
+# cluster): they need the packages and jars installed above, and boot while the build and the
+# other suites run (about a minute; they stay up like the brokers above).
+cluster_log=$(mktemp)
+bash scripts/brokers.sh cluster start >"$cluster_log" 2>&1 &
+cluster_start=$!
+# A failing step below must not leave the builds or the cluster start running after this script.
+trap 'kill "$confluent_build" "$cluster_start" ${engine_build:+"$engine_build"} 2>/dev/null || true' EXIT
 npm run --silent build
 npm run --silent lint
 npm run --silent typecheck
@@ -48,6 +54,16 @@ KAFKA_CLIENT=confluent npx vitest run --project integration test/integration/kaf
 # project made like `pulumi new typescript`, compiled under its tsconfig, with every TypeScript
 # snippet of README.md and docs/. Run on its own so its compilers do not load the broker tests.
 npx vitest run --project package --reporter=default --reporter=./test/support/skipped-reporter.ts
+# The fault tests: nodes and brokers killed while messages wait (docs/replication.md).
+if ! wait "$cluster_start"; then
+  cat "$cluster_log" >&2
+  exit 1
+fi
+cat "$cluster_log"
+rm -f "$cluster_log"
+cluster_started=$SECONDS
+npx vitest run --project cluster --reporter=default --reporter=./test/support/skipped-reporter.ts
+echo "cluster fault tests: $((SECONDS - cluster_started))s"
 # The real Pulumi engine on the local brokers (docs/pulumi-e2e.md). Under CI=1 it builds the engine
 # once (cached in ~/.cache/retry-topology) and fails if it cannot; otherwise it skips with one line.
 if [[ -n $engine_build ]] && ! wait "$engine_build"; then
