@@ -4,7 +4,12 @@ import { type Consumer, Kafka, logLevel, type Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
 import { PermanentError, TransientError } from '../../runtime';
-import { createKafkaRetry, declareKafkaTopology, type KafkaRetry } from '../../runtime/kafka';
+import {
+  createKafkaRetry,
+  declareKafkaTopology,
+  KAFKA_PRODUCER_SETTINGS,
+  type KafkaRetry,
+} from '../../runtime/kafka';
 import { behaviour, type FaultWindow, judgeWaits, Ledger } from './ledger';
 import {
   cluster,
@@ -82,8 +87,11 @@ const kafka = new Kafka({
   retry: { retries: 10, initialRetryTime: 200, maxRetryTime: 5_000 },
 });
 const CONSUMER = { sessionTimeout: 10_000, heartbeatInterval: 1_000, maxWaitTimeInMs: 100 };
-/** Idempotent, so a send retried across a leader change writes no second record. */
-const producerConfig = { idempotent: true, maxInFlightRequests: 1, allowAutoTopicCreation: false };
+/**
+ * The settings the README gives users (idempotent, one request in flight, bounded retries), so a
+ * send retried across a leader change writes no second record and the run tests what users run.
+ */
+const producerConfig = KAFKA_PRODUCER_SETTINGS.kafkajs;
 
 interface Round {
   target: string;
