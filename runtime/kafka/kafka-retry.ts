@@ -9,7 +9,7 @@ import { type Delivery, deliver, deliverQueued, type Runtime } from './delivery'
 import { KafkaRetryError } from './errors';
 import { PartitionGate } from './gate';
 import { KAFKA_DEFAULTS, type KafkaRetryOptions, type KafkaRole } from './options';
-import { KeyOrdering } from './ordering';
+import { type IgnoredMark, KeyOrdering } from './ordering';
 
 export interface KafkaRetry {
   /**
@@ -94,6 +94,13 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       refreshMs: options.viewRefreshMs ?? KAFKA_DEFAULTS.viewRefreshMs,
       release: (record) => deliverQueued(runtime, record),
       retryReleaseInMs: () => backoff.initialMs,
+      ignoredMark: (at) => {
+        runtime.emit({ type: 'commit-ignored', role: 'main', ...at });
+        process.emitWarning(ignoredMarkText(rules.consumerGroup, at), {
+          type: 'RetryTopologyWarning',
+          code: 'RETRY_TOPOLOGY_KAFKA_COMMIT_IGNORED',
+        });
+      },
     });
   }
   const levelOf = new Map(rules.levels.map((level) => [level.destination, level]));
@@ -156,4 +163,21 @@ function assignedPartitions(event: unknown, sourceTopic: string): number[] | und
     ?.memberAssignment;
   const partitions = assignment?.[sourceTopic];
   return Array.isArray(partitions) ? partitions : assignment ? [] : undefined;
+}
+
+const IGNORED_BECAUSE: Record<IgnoredMark['reason'], string> = {
+  'not-a-mark': 'not written by this runtime',
+  'other-offset': 'written by this runtime for another offset (a mirrored or rewritten commit)',
+  damaged: 'damaged',
+  'past-log-end': 'it lists records past the end of the log',
+};
+
+/** One line for the operator: whose commit, what it carried, and what happens now. */
+function ignoredMarkText(group: string, at: IgnoredMark): string {
+  const metadata = at.metadata.length > 80 ? `${at.metadata.slice(0, 80)}…` : at.metadata;
+  return (
+    `group ${group}: the commit on ${at.topic}[${at.partition}] at offset ${at.offset} has metadata ` +
+    `${JSON.stringify(metadata)}, ${IGNORED_BECAUSE[at.reason]}; every record from offset ${at.offset} ` +
+    'is handled again (some may run twice)'
+  );
 }

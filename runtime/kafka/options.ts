@@ -4,6 +4,7 @@ import type { MeterLike } from '../metrics';
 import type { AdminLike, ConsumedMessage, ConsumerLike, KafkaClient, ProducerLike } from './contract';
 import type { KafkaRetryError } from './errors';
 import type { Origin } from './headers';
+import type { IgnoredMarkReason } from './source-progress';
 
 export interface KafkaHandlerContext {
   /** This delivery's attempt, from 1. */
@@ -45,6 +46,12 @@ export type KafkaRetryEvent =
   /** park-key: a source record waits in memory behind `behind`, the source offset of an older record of its key. */
   | (At & { type: 'queued'; behind: number })
   | (At & { type: 'waiting'; dueAt: number })
+  /**
+   * park-key: the main group's commit at `offset` carries `metadata` that is not this runtime's
+   * mark for that offset (another consumer's, a mirrored commit, a damaged one): every record
+   * from `offset` is handled again. Also written as a process warning (RETRY_TOPOLOGY_KAFKA_COMMIT_IGNORED).
+   */
+  | (At & { type: 'commit-ignored'; metadata: string; reason: IgnoredMarkReason })
   | (At & { type: 'failed'; error: KafkaRetryError; retryInMs?: number });
 
 export interface KafkaRetryOptions {

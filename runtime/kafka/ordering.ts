@@ -4,7 +4,7 @@ import type { ChainView } from './chain-view';
 import type { AdminLike, ConsumerLike } from './contract';
 import { headOf, type Placement, placeInChain } from './parking';
 import { markText, SourceLane } from './source-lane';
-import { SourceProgress } from './source-progress';
+import { type IgnoredMarkReason, type MarkReading, readMark, SourceProgress } from './source-progress';
 
 /**
  * Park-key ordering: a record is handled only when no older record of its key is in the retry
@@ -54,6 +54,17 @@ export interface KeyOrderingOptions<T> {
   release: (record: T) => Promise<boolean>;
   /** Back-off before a released record that failed is tried again. */
   retryReleaseInMs: () => number;
+  /** The main group's commit carried metadata that is not this runtime's mark for that offset. */
+  ignoredMark: (at: IgnoredMark) => void;
+}
+
+export interface IgnoredMark {
+  topic: string;
+  partition: number;
+  /** The commit's offset: every record from it is handled again. */
+  offset: string;
+  metadata: string;
+  reason: IgnoredMarkReason;
 }
 
 type Held = { consumer: ConsumerLike; topic: string; partition: number; message: { offset: string } };
@@ -265,16 +276,49 @@ export class KeyOrdering<T extends Held> {
     const committed = mark && BigInt(mark.offset) >= 0n ? mark.offset : undefined;
     const text = markText(committed ?? '', mark?.metadata);
     if (current && current.committedMark === text) return { lane: current, loaded: false };
+    const reading =
+      committed === undefined
+        ? { kind: 'none' as const }
+        : await this.readCommit(record, committed, mark?.metadata);
     current?.drop();
     const base = committed === undefined ? BigInt(record.message.offset) : BigInt(committed);
     const lane = new SourceLane<T>(
       record.topic,
       record.partition,
       record.consumer,
-      new SourceProgress(base, committed === undefined ? undefined : mark?.metadata),
+      new SourceProgress(base, reading),
       text,
     );
     this.lanes.set(record.partition, lane);
     return { lane, loaded: true };
+  }
+
+  /**
+   * What the group's commit says is done past it. A mark that says records past the end of the
+   * log are done is not this log's: the end is read after the commit, and a mark this runtime
+   * wrote never passes the end it had read. Anything but this runtime's mark for that offset is
+   * reported (a clear line for the operator) and ignored: every record from the commit runs again.
+   */
+  private async readCommit(
+    record: T,
+    committed: string,
+    metadata: string | null | undefined,
+  ): Promise<MarkReading> {
+    let reading = readMark(BigInt(committed), metadata);
+    if (reading.kind === 'mark' && reading.high > BigInt(committed)) {
+      const ends = await this.options.admin.fetchTopicOffsets(record.topic);
+      const end = ends.find((each) => each.partition === record.partition);
+      reading = readMark(BigInt(committed), metadata, end === undefined ? undefined : BigInt(end.high));
+    }
+    if (reading.kind === 'ignored') {
+      this.options.ignoredMark({
+        topic: record.topic,
+        partition: record.partition,
+        offset: committed,
+        metadata: metadata ?? '',
+        reason: reading.reason,
+      });
+    }
+    return reading;
   }
 }

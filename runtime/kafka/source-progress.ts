@@ -5,14 +5,20 @@
  * records at or after that offset are done, so a new owner (after a rebalance or a crash) skips
  * them and reads only the queued ones again. Pure data, no I/O.
  *
- * The metadata is `rt1:<span>:<gaps>` in base 36: `span` = high − offset (every record below
- * `high` was read), `gaps` = the distances between the offsets still pending, the commit's
- * own offset first and left out. Kafka keeps at most `offset.metadata.max.bytes` (4096 by
- * default, Kafka 4.4.0) per partition; `fits` keeps the text under MAX_MARK_CHARS.
+ * The metadata is `rt2:<offset>:<span>:<gaps>` in base 36: `offset` = the offset it was
+ * committed with, `span` = high − offset (every record below `high` was read), `gaps` = the
+ * distances between the offsets still pending, the commit's own offset first and left out.
+ * Kafka keeps at most `offset.metadata.max.bytes` (4096 by default, Kafka 4.4.0) per partition;
+ * `fits` keeps the text under MAX_MARK_CHARS.
+ *
+ * The mark names its own offset because a commit can reach the group with metadata written for
+ * another offset: MirrorMaker 2 copies a group's metadata unchanged next to the offset it
+ * translated into the target cluster's log, and any tool that rewrites the offset may keep it.
+ * Read against the wrong offset, the gaps would call queued records done: a loss.
  */
 
-export const MARK_PREFIX = 'rt1';
-/** Leaves room under Kafka's default 4096-byte limit for the prefix and the span. */
+export const MARK_PREFIX = 'rt2';
+/** Leaves room under Kafka's default 4096-byte limit for the prefix, the offset and the span. */
 export const MAX_MARK_CHARS = 3_500;
 
 export interface SourceMark {
@@ -21,17 +27,34 @@ export interface SourceMark {
   metadata: string;
 }
 
+/** Why a commit's metadata was not used: every record from the commit is read and handled again. */
+export type IgnoredMarkReason =
+  /** Not this runtime's: another consumer's, a tool's, or an earlier format. */
+  | 'not-a-mark'
+  /** This runtime's, written for another offset (a mirrored or rewritten commit). */
+  | 'other-offset'
+  /** This runtime's prefix, but unreadable. */
+  | 'damaged'
+  /** It says records past the end of the log are done: it belongs to another log. */
+  | 'past-log-end';
+
+export type MarkReading =
+  /** No metadata: nothing is known past the commit (a reset, a plain consumer, a first commit). */
+  | { kind: 'none' }
+  | { kind: 'mark'; high: bigint; pending: bigint[] }
+  | { kind: 'ignored'; reason: IgnoredMarkReason };
+
 export class SourceProgress {
   /** Every offset below it was read: done, or in `pending`. */
   private high: bigint;
   private readonly pending = new Set<bigint>();
 
-  constructor(committed: bigint, metadata?: string | null) {
+  /** `reading` is what readMark made of the commit's metadata; none when there was no commit. */
+  constructor(committed: bigint, reading: MarkReading = { kind: 'none' }) {
     this.high = committed;
-    const parsed = parseMark(committed, metadata);
-    if (parsed) {
-      this.high = parsed.high;
-      for (const offset of parsed.pending) this.pending.add(offset);
+    if (reading.kind === 'mark') {
+      this.high = reading.high;
+      for (const offset of reading.pending) this.pending.add(offset);
     }
   }
 
@@ -77,34 +100,50 @@ export class SourceProgress {
   }
 }
 
+const b36 = (value: bigint) => value.toString(36);
+
 function encode(pending: Set<bigint>, high: bigint): SourceMark {
   const sorted = [...pending].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
   const offset = sorted[0] ?? high;
   const gaps: string[] = [];
-  for (let i = 1; i < sorted.length; i++)
-    gaps.push(((sorted[i] as bigint) - (sorted[i - 1] as bigint)).toString(36));
-  return { offset, metadata: `${MARK_PREFIX}:${(high - offset).toString(36)}:${gaps.join('.')}` };
+  for (let i = 1; i < sorted.length; i++) gaps.push(b36((sorted[i] as bigint) - (sorted[i - 1] as bigint)));
+  return { offset, metadata: `${MARK_PREFIX}:${b36(offset)}:${b36(high - offset)}:${gaps.join('.')}` };
+}
+
+const MARK = /^rt2:([0-9a-z]{1,13}):([0-9a-z]{1,10}):((?:[0-9a-z]{1,10})(?:\.[0-9a-z]{1,10})*)?$/;
+
+/** Base 36 digits to a bigint, exactly (no detour through a double). */
+function fromBase36(digits: string): bigint {
+  let value = 0n;
+  for (const digit of digits) value = value * 36n + BigInt(Number.parseInt(digit, 36));
+  return value;
 }
 
 /**
- * Reads a mark this runtime wrote. Anything else (no metadata, another tool's, a damaged one)
- * means nothing is known past the commit: every record from there is read and handled again
- * (a duplicate, never a loss).
+ * What a commit's metadata says about the records past `committed`. Only a mark this runtime
+ * wrote for that very offset counts, and only if it stays within the log (`logEnd`, when
+ * known: the partition's end read after the commit). Anything else is ignored: every record
+ * from the commit is read and handled again (duplicates, never a loss).
  */
-export function parseMark(
+export function readMark(
   committed: bigint,
   metadata: string | null | undefined,
-): { high: bigint; pending: bigint[] } | undefined {
-  const match = /^rt1:([0-9a-z]{1,10}):((?:[0-9a-z]{1,10})(?:\.[0-9a-z]{1,10})*)?$/.exec(metadata ?? '');
-  if (!match) return undefined;
-  const high = committed + BigInt(Number.parseInt(match[1] as string, 36));
-  if (high === committed) return { high, pending: [] };
-  const pending = [committed];
-  for (const gap of (match[2] ?? '').split('.').filter(Boolean)) {
-    const step = BigInt(Number.parseInt(gap, 36));
-    if (step <= 0n) return undefined;
+  logEnd?: bigint,
+): MarkReading {
+  if (!metadata) return { kind: 'none' };
+  if (!metadata.startsWith(`${MARK_PREFIX}:`)) return { kind: 'ignored', reason: 'not-a-mark' };
+  const match = MARK.exec(metadata);
+  if (!match) return { kind: 'ignored', reason: 'damaged' };
+  if (fromBase36(match[1] as string) !== committed) return { kind: 'ignored', reason: 'other-offset' };
+  const high = committed + fromBase36(match[2] as string);
+  const pending = high === committed ? [] : [committed];
+  for (const gap of (match[3] ?? '').split('.').filter(Boolean)) {
+    const step = fromBase36(gap);
+    if (step <= 0n || high === committed) return { kind: 'ignored', reason: 'damaged' };
     pending.push((pending[pending.length - 1] as bigint) + step);
   }
-  if ((pending[pending.length - 1] as bigint) >= high) return undefined;
-  return { high, pending };
+  if (pending.length > 0 && (pending[pending.length - 1] as bigint) >= high)
+    return { kind: 'ignored', reason: 'damaged' };
+  if (logEnd !== undefined && high > logEnd) return { kind: 'ignored', reason: 'past-log-end' };
+  return { kind: 'mark', high, pending };
 }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ChainView } from '../../../runtime/kafka/chain-view';
 import type { AdminLike, ConsumedMessage } from '../../../runtime/kafka/contract';
 import { KAFKA_HEADERS } from '../../../runtime/kafka/headers';
-import { KeyOrdering } from '../../../runtime/kafka/ordering';
+import { type IgnoredMark, KeyOrdering } from '../../../runtime/kafka/ordering';
 import { FakeClock, flush } from '../../support/fake-clock';
 import { FakeConsumer } from './fakes';
 
@@ -31,8 +31,10 @@ class FakeAdmin implements AdminLike {
     this.snapshots++;
     return [{ topic: L1, partitions: [{ partition: 0, offset: String(this.retryCommitted) }] }];
   }
-  async fetchTopicOffsets() {
-    return [{ partition: 0, high: String(this.high), low: '0' }];
+  /** The source partition's log end. */
+  sourceHigh = 1_000;
+  async fetchTopicOffsets(topic: string) {
+    return [{ partition: 0, high: String(topic === SOURCE ? this.sourceHigh : this.high), low: '0' }];
   }
 }
 
@@ -60,6 +62,7 @@ async function setUp(maxQueued = 100) {
   await view.start();
   admin.snapshots = 0;
   const released: string[] = [];
+  const ignored: IgnoredMark[] = [];
   const ordering: KeyOrdering<Record> = new KeyOrdering<Record>({
     view,
     clock,
@@ -68,6 +71,7 @@ async function setUp(maxQueued = 100) {
     maxQueued,
     refreshMs: 200,
     retryReleaseInMs: () => 500,
+    ignoredMark: (at) => ignored.push(at),
     release: async (record) => {
       released.push(record.message.offset);
       await ordering.laneOf(0)?.finish(record.message.offset);
@@ -89,7 +93,7 @@ async function setUp(maxQueued = 100) {
       headers: { [KAFKA_HEADERS.originalOffset]: Buffer.from(String(sequence)) },
     });
   };
-  return { clock, admin, main, view, ordering, released, record, inChain };
+  return { clock, admin, main, view, ordering, released, ignored, record, inChain };
 }
 
 const id = (key: string) => Buffer.from(key).toString('base64');
@@ -133,11 +137,30 @@ describe('KeyOrdering', () => {
 
   it('skips what a previous owner finished, and queues again what it had queued', async () => {
     const { admin, ordering, record, inChain } = await setUp();
-    admin.main = { offset: '7', metadata: 'rt1:3:2' }; // 7 and 9 queued, 8 done
+    admin.main = { offset: '7', metadata: 'rt2:7:3:2' }; // 7 and 9 queued, 8 done
     await inChain(0, 'a', 4);
     expect(await ordering.fromSource(record(7, 'a'), id('a'))).toEqual({ kind: 'queue', behind: 4 });
     expect(await ordering.fromSource(record(8, 'b'), id('b'))).toEqual({ kind: 'skip' });
     expect(await ordering.fromSource(record(9, 'c'), id('c'))).toEqual({ kind: 'handle' });
+  });
+
+  it('reports a commit whose metadata is not its mark for that offset, and handles every record from it', async () => {
+    const { admin, ordering, ignored, record } = await setUp();
+    admin.main = { offset: '7', metadata: 'rt2:5:4:2' }; // written at 5, moved to 7
+    expect(await ordering.fromSource(record(7, 'a'), id('a'))).toEqual({ kind: 'handle' });
+    expect(await ordering.fromSource(record(8, 'b'), id('b'))).toEqual({ kind: 'handle' });
+    expect(ignored).toEqual([
+      { topic: SOURCE, partition: 0, offset: '7', metadata: 'rt2:5:4:2', reason: 'other-offset' },
+    ]);
+  });
+
+  it('ignores a mark that says records past the log end are done', async () => {
+    const { admin, ordering, ignored, record } = await setUp();
+    admin.main = { offset: '7', metadata: 'rt2:7:3:2' }; // 7 and 9 queued, 8 done: the log reaches 10
+    admin.sourceHigh = 9;
+    expect(await ordering.fromSource(record(7, 'a'), id('a'))).toEqual({ kind: 'handle' });
+    expect(await ordering.fromSource(record(8, 'b'), id('b'))).toEqual({ kind: 'handle' });
+    expect(ignored.map((each) => each.reason)).toEqual(['past-log-end']);
   });
 
   it('keeps its queued records when a commit of its own lands while it reads the group’s commit back', async () => {

@@ -1,13 +1,21 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_MARK_CHARS, parseMark, SourceProgress } from '../../../runtime/kafka/source-progress';
+import {
+  MAX_MARK_CHARS,
+  readMark,
+  type SourceMark,
+  SourceProgress,
+} from '../../../runtime/kafka/source-progress';
+
+/** A new owner's view of a partition from a commit this runtime made. */
+const reread = (mark: SourceMark) => new SourceProgress(mark.offset, readMark(mark.offset, mark.metadata));
 
 describe('SourceProgress (the source commit with queued records)', () => {
   it('commits past every finished record while nothing is queued', () => {
     const progress = new SourceProgress(10n);
     progress.finish(10n);
     progress.finish(11n);
-    expect(progress.mark()).toEqual({ offset: 12n, metadata: 'rt1:0:' });
+    expect(progress.mark()).toEqual({ offset: 12n, metadata: 'rt2:c:0:' });
   });
 
   it('keeps the commit at the oldest queued record and lists what is done past it', () => {
@@ -19,8 +27,8 @@ describe('SourceProgress (the source commit with queued records)', () => {
     const mark = progress.mark();
     expect(mark.offset).toBe(10n);
     // A new owner reads from 10: 10 and 12 again, 11 and 13 skipped.
-    const reread = new SourceProgress(mark.offset, mark.metadata);
-    expect([10n, 11n, 12n, 13n, 14n].map((offset) => reread.isDone(offset))).toEqual([
+    const next = reread(mark);
+    expect([10n, 11n, 12n, 13n, 14n].map((offset) => next.isDone(offset))).toEqual([
       false,
       true,
       false,
@@ -32,7 +40,7 @@ describe('SourceProgress (the source commit with queued records)', () => {
   });
 
   it('says whether a record before an offset is still pending (the consumer must not be past it)', () => {
-    const progress = new SourceProgress(10n, 'rt1:4:2'); // 10 and 12 pending, 11 and 13 done
+    const progress = new SourceProgress(10n, readMark(10n, 'rt2:a:4:2')); // 10 and 12 pending, 11 and 13 done
     expect([10n, 11n, 14n].map((offset) => progress.pendingBelow(offset))).toEqual([false, true, true]);
     progress.finish(10n);
     progress.finish(12n);
@@ -50,12 +58,12 @@ describe('SourceProgress (the source commit with queued records)', () => {
           else progress.finish(BigInt(offset));
         }
         const mark = progress.mark();
-        const reread = new SourceProgress(mark.offset, mark.metadata);
+        const next = reread(mark);
         const offsets = Array.from(
           { length: high + 1 - Number(mark.offset) },
           (_, i) => Number(mark.offset) + i,
         );
-        expect(offsets.map((offset) => reread.isDone(BigInt(offset)))).toEqual(
+        expect(offsets.map((offset) => next.isDone(BigInt(offset)))).toEqual(
           offsets.map((offset) => offset < high && !queued.has(offset)),
         );
       }),
@@ -63,11 +71,48 @@ describe('SourceProgress (the source commit with queued records)', () => {
     );
   });
 
-  it('reads a damaged or foreign metadata as nothing known: every record from the commit again', () => {
-    for (const metadata of [null, '', 'consumer-x', 'rt1:zz', 'rt1:5:0', 'rt1:2:5', 'rt1:-1:']) {
-      expect(parseMark(7n, metadata)).toBeUndefined();
-      expect(new SourceProgress(7n, metadata).isDone(8n)).toBe(false);
+  it('reads no metadata as nothing known past the commit, without a complaint', () => {
+    for (const metadata of [null, undefined, '']) expect(readMark(7n, metadata)).toEqual({ kind: 'none' });
+  });
+
+  it('ignores metadata that is not this runtime’s mark for the committed offset: every record from the commit again', () => {
+    const cases: Array<[string, string]> = [
+      ['consumer-x', 'not-a-mark'],
+      // The earlier format did not name its offset: it cannot be told from a moved one.
+      ['rt1:4:2', 'not-a-mark'],
+      // Written at 5 (5 and 7 pending, 6 and 8 done), read at 7: a mirrored commit.
+      ['rt2:5:4:2', 'other-offset'],
+      ['rt2:zz', 'damaged'],
+      ['rt2:7:5:0', 'damaged'], // a gap of 0
+      ['rt2:7:2:5', 'damaged'], // a pending offset past the span
+      ['rt2:7:0:1', 'damaged'], // pending offsets with nothing read
+      ['rt2:7:-1:', 'damaged'],
+      ['rt2:7:1:' + '1.'.repeat(3).slice(0, -1) + '🙂', 'damaged'],
+    ];
+    for (const [metadata, reason] of cases) {
+      expect(readMark(7n, metadata), metadata).toEqual({ kind: 'ignored', reason });
+      const progress = new SourceProgress(7n, readMark(7n, metadata));
+      expect([7n, 8n, 9n].map((offset) => progress.isDone(offset))).toEqual([false, false, false]);
     }
+  });
+
+  it('ignores a mark that says records past the end of the log are done', () => {
+    // 7 pending, 8 to 11 done: the log must reach 12.
+    expect(readMark(7n, 'rt2:7:5:', 12n)).toEqual({ kind: 'mark', high: 12n, pending: [7n] });
+    expect(readMark(7n, 'rt2:7:5:', 11n)).toEqual({ kind: 'ignored', reason: 'past-log-end' });
+    expect(readMark(7n, `rt2:7:${'z'.repeat(10)}:`, 12n)).toEqual({
+      kind: 'ignored',
+      reason: 'past-log-end',
+    });
+  });
+
+  it('reads offsets and spans past 2^53 exactly', () => {
+    const offset = 2n ** 60n + 1n;
+    const progress = new SourceProgress(offset);
+    progress.hold(offset);
+    progress.finish(offset + 1n);
+    const next = reread(progress.mark());
+    expect([offset, offset + 1n, offset + 2n].map((each) => next.isDone(each))).toEqual([false, true, false]);
   });
 
   it('says when one more queued record would not fit Kafka’s metadata limit', () => {
