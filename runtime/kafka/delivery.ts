@@ -13,7 +13,7 @@ import { headerText, KAFKA_HEADERS, type Origin, originOf } from './headers';
 import type { KafkaHandler, KafkaRetryEvent, KafkaRetryOptions, KafkaRole } from './options';
 import type { KeyOrdering } from './ordering';
 import type { Placement } from './parking';
-import { carryOut, parkCopy } from './route';
+import { carryOut, commit, parkCopy } from './route';
 import type { SourceLane } from './source-lane';
 
 /** What every delivery shares: the rules, the clients, the injected world. */
@@ -172,6 +172,8 @@ async function fromSource(rt: Runtime, ordering: KeyOrdering<Delivery>, d: Deliv
   switch (decision.kind) {
     case 'skip':
       return;
+    case 'in-chain':
+      return commit(rt, d);
     case 'handle':
       return handle(rt, d, reading);
     case 'queue':

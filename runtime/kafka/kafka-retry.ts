@@ -10,6 +10,7 @@ import { KafkaRetryError } from './errors';
 import { PartitionGate } from './gate';
 import { KAFKA_DEFAULTS, type KafkaRetryOptions, type KafkaRole } from './options';
 import { type IgnoredMark, KeyOrdering } from './ordering';
+import { commit } from './route';
 
 export interface KafkaRetry {
   /**
@@ -93,6 +94,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       maxQueued: options.maxQueuedPerPartition ?? KAFKA_DEFAULTS.maxQueuedPerPartition,
       refreshMs: options.viewRefreshMs ?? KAFKA_DEFAULTS.viewRefreshMs,
       release: (record) => deliverQueued(runtime, record),
+      settle: (record) => commit(runtime, record),
       retryReleaseInMs: () => backoff.initialMs,
       ignoredMark: (at) => {
         runtime.emit({ type: 'commit-ignored', role: 'main', ...at });

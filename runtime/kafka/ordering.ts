@@ -36,6 +36,8 @@ const MAX_COPIES_BETWEEN_SNAPSHOTS = 10_000;
 export type SourceDecision<T> =
   /** Read before and done, or already queued in memory: nothing to do. */
   | { kind: 'skip' }
+  /** Its copy is in the chain already (its commit was lost): commit it as done, do not handle it. */
+  | { kind: 'in-chain' }
   | { kind: 'handle' }
   | { kind: 'queue'; behind: number }
   /** The partition's queue is full: park these queued records of the key, then this one. */
@@ -52,6 +54,8 @@ export interface KeyOrderingOptions<T> {
   refreshMs: number;
   /** Handles a released record; resolves false when a step failed and it must be tried again later. */
   release: (record: T) => Promise<boolean>;
+  /** Commits a queued record whose copy is in the chain already as done, without handling it. */
+  settle: (record: T) => Promise<void>;
   /** Back-off before a released record that failed is tried again. */
   retryReleaseInMs: () => number;
   /** The main group's commit carried metadata that is not this runtime's mark for that offset. */
@@ -67,7 +71,27 @@ export interface IgnoredMark {
   reason: IgnoredMarkReason;
 }
 
-type Held = { consumer: ConsumerLike; topic: string; partition: number; message: { offset: string } };
+type Held = {
+  consumer: ConsumerLike;
+  topic: string;
+  partition: number;
+  message: { offset: string; timestamp: string };
+};
+
+/**
+ * Whether the chain holds a copy of this very source record: its copy landed but its source
+ * commit did not (a lost produce reply, a crash or a rebalance between the two). The retry
+ * consumer handles that copy, so the source record is done. A copy counts only if it was
+ * produced at or after the record's timestamp: a copy left from an earlier topic of that name
+ * (deleted and created again, its offsets starting over) is older than the record, and a
+ * record wrongly taken for copied would be lost, where one wrongly taken for not copied only
+ * runs twice.
+ */
+function copied(chain: ChainEntry[], record: Held): boolean {
+  const sequence = Number(record.message.offset);
+  const timestamp = Number(record.message.timestamp);
+  return chain.some((entry) => entry.sequence === sequence && entry.producedAt >= timestamp);
+}
 
 export class KeyOrdering<T extends Held> {
   /** Per source partition, the offset of the last record placed. */
@@ -117,7 +141,9 @@ export class KeyOrdering<T extends Held> {
     if (keyId === undefined) return { kind: 'handle' };
 
     const queue = lane.queues.get(keyId) ?? [];
-    const head = headOf(this.view.index.chainOf(partition, keyId));
+    const chain = this.view.index.chainOf(partition, keyId);
+    if (copied(chain, record)) return { kind: 'in-chain' };
+    const head = headOf(chain);
     if (!head && queue.length === 0) return { kind: 'handle' };
     const full = lane.held >= this.options.maxQueued || !lane.progress.fits(offset);
     if (full && head && !lane.releasing.has(keyId)) {
@@ -184,7 +210,8 @@ export class KeyOrdering<T extends Held> {
     for (const lane of this.lanes.values()) {
       for (const [keyId, queue] of lane.queues) {
         if (queue.length === 0 || lane.releasing.has(keyId)) continue;
-        if (headOf(this.view.index.chainOf(lane.partition, keyId))) continue;
+        const chain = this.view.index.chainOf(lane.partition, keyId);
+        if (headOf(chain) && !copied(chain, queue[0] as T)) continue;
         lane.releasing.add(keyId);
         void this.drain(lane, keyId);
       }
@@ -199,13 +226,16 @@ export class KeyOrdering<T extends Held> {
         const queue = lane.queues.get(keyId);
         const next = queue?.[0];
         if (!next || lane.dropped || this.stopping.signal.aborted) break;
-        if (headOf(this.view.index.chainOf(lane.partition, keyId))) break;
+        const chain = this.view.index.chainOf(lane.partition, keyId);
+        const settled = copied(chain, next);
+        if (headOf(chain) && !settled) break;
         if (!this.owns(next)) {
           lane.drop();
           this.lanes.delete(lane.partition);
           break;
         }
-        if (!(await this.options.release(next))) {
+        if (settled) await this.options.settle(next);
+        else if (!(await this.options.release(next))) {
           retryInMs = this.options.retryReleaseInMs();
           break;
         }

@@ -142,7 +142,7 @@ async function copyThenCommit(
  * cumulative, so the next record's commit covers this one, and if none comes (a rebalance, a
  * crash) the record is read again: a duplicate, never a loss.
  */
-async function commit(rt: Runtime, d: Delivery): Promise<void> {
+export async function commit(rt: Runtime, d: Delivery): Promise<void> {
   try {
     if (d.lane) await d.lane.finish(d.message.offset);
     else {

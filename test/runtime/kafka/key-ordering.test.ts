@@ -63,6 +63,7 @@ async function setUp(maxQueued = 100) {
   admin.snapshots = 0;
   const released: string[] = [];
   const ignored: IgnoredMark[] = [];
+  const settled: string[] = [];
   const ordering: KeyOrdering<Record> = new KeyOrdering<Record>({
     view,
     clock,
@@ -72,6 +73,10 @@ async function setUp(maxQueued = 100) {
     refreshMs: 200,
     retryReleaseInMs: () => 500,
     ignoredMark: (at) => ignored.push(at),
+    settle: async (record) => {
+      settled.push(record.message.offset);
+      await ordering.laneOf(0)?.finish(record.message.offset);
+    },
     release: async (record) => {
       released.push(record.message.offset);
       await ordering.laneOf(0)?.finish(record.message.offset);
@@ -93,7 +98,7 @@ async function setUp(maxQueued = 100) {
       headers: { [KAFKA_HEADERS.originalOffset]: Buffer.from(String(sequence)) },
     });
   };
-  return { clock, admin, main, view, ordering, released, ignored, record, inChain };
+  return { clock, admin, main, view, ordering, released, ignored, settled, record, inChain };
 }
 
 const id = (key: string) => Buffer.from(key).toString('base64');
@@ -142,6 +147,17 @@ describe('KeyOrdering', () => {
     expect(await ordering.fromSource(record(7, 'a'), id('a'))).toEqual({ kind: 'queue', behind: 4 });
     expect(await ordering.fromSource(record(8, 'b'), id('b'))).toEqual({ kind: 'skip' });
     expect(await ordering.fromSource(record(9, 'c'), id('c'))).toEqual({ kind: 'handle' });
+  });
+
+  it('takes a record whose own copy is in the chain as done, unless the copy is older than the record', async () => {
+    const { ordering, record, inChain } = await setUp();
+    await inChain(0, 'a', 7); // a copy of source record 7, produced at timestamp 0
+    expect(await ordering.fromSource(record(7, 'a'), id('a'))).toEqual({ kind: 'in-chain' });
+    // Record 9 of key b: a copy with sequence 9 from before the record existed (the topic was
+    // deleted and made again): not this record's, so it waits behind it rather than being lost.
+    await inChain(1, 'b', 9);
+    const later = { ...record(9, 'b'), message: { ...record(9, 'b').message, timestamp: '5000' } };
+    expect(await ordering.fromSource(later, id('b'))).toEqual({ kind: 'queue', behind: 9 });
   });
 
   it('reports a commit whose metadata is not its mark for that offset, and handles every record from it', async () => {
