@@ -49,7 +49,11 @@ async function main() {
     handler: async (message, context) => {
       const v = String(message.value);
       const outcome = outcomes[v] ?? 0;
-      write({ ev: 'call', v, a: context.attempt });
+      // The application's own headers, as the producer sent them (the test checks them).
+      const h = ['x-request-id', 'traceparent']
+        .map((name) => String(message.headers?.[name] ?? ''))
+        .join(' ');
+      write({ ev: 'call', v, a: context.attempt, h });
       if (outcome === 'permanent') {
         write({ ev: 'fail', v, a: context.attempt, permanent: true });
         throw new InvalidCurrencyError(`unsupported currency in ${v}`);
