@@ -17,6 +17,9 @@ export interface ChainViewOptions {
   catchUpTimeoutMs: number;
 }
 
+/** Copies are small (a key, a few numbers): 10,000 of them are a few MB. */
+const MIN_PRUNE_AT = 10_000;
+
 interface Need {
   topic: string;
   partition: number;
@@ -42,6 +45,13 @@ function safeNumber(text: string | undefined): number | undefined {
  */
 export class ChainView {
   readonly index = new ChainIndex();
+  /**
+   * Past this many copies the next source record takes a snapshot first, which drops every copy
+   * that has left the chain: 10,000, or twice what the last snapshot kept. Memory stays within
+   * twice the chain's size, and a chain larger than 10,000 copies (a long outage) costs one
+   * snapshot per that many new copies, not one per source record.
+   */
+  private pruneAt = MIN_PRUNE_AT;
   private started = 0;
   private running: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
@@ -70,6 +80,11 @@ export class ChainView {
   async stop(): Promise<void> {
     this.stopping.abort();
     await this.options.consumer.disconnect();
+  }
+
+  /** Whether the index has grown enough since the last snapshot that the next should prune it. */
+  get oversized(): boolean {
+    return this.index.size > this.pruneAt;
   }
 
   /** The round the next snapshot will have; a copy acked now is covered once that round completes. */
@@ -161,6 +176,7 @@ export class ChainView {
     }
     for (const need of needs) this.index.setFloor(need.topic, need.partition, need.floor);
     this.index.settleLocal(round);
+    this.pruneAt = Math.max(MIN_PRUNE_AT, 2 * this.index.size);
   }
 
   private nextProgress(timeoutMs: number): Promise<void> {

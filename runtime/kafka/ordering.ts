@@ -26,13 +26,6 @@ import { type IgnoredMarkReason, type MarkReading, readMark, SourceProgress } fr
  *   and the partition's progress is read back from the group's commit.
  */
 
-/**
- * Between snapshots the index only grows; past this many copies a source record takes a fresh
- * snapshot first, which drops every copy that has left the chain. Copies are small (a key, a
- * few numbers), so this bounds memory, not correctness.
- */
-const MAX_COPIES_BETWEEN_SNAPSHOTS = 10_000;
-
 export type SourceDecision<T> =
   /** Read before and done, or already queued in memory: nothing to do. */
   | { kind: 'skip' }
@@ -128,7 +121,7 @@ export class KeyOrdering<T extends Held> {
     const previous = this.lastSeen.get(partition);
     this.lastSeen.set(partition, offset);
     const jumped = previous === undefined || previous + 1n !== offset;
-    if (jumped || this.view.index.size > MAX_COPIES_BETWEEN_SNAPSHOTS) await this.view.fresh();
+    if (jumped || this.view.oversized) await this.view.fresh();
     const { lane, loaded } = await this.laneFor(record, jumped);
     if (loaded && lane.progress.pendingBelow(offset)) {
       // The commit lists records before this one as still to be handled, and the consumer is
