@@ -1,7 +1,7 @@
 import { type Issue, type IssuePath, issue } from './issues';
 import type { LoadedPolicy } from './load';
 import type { Position } from './locate';
-import { entityNames, type NamedEntity } from './plan/names';
+import { entityNames, kafkaRetryPrefix, type NamedEntity, retryPrefixesOf } from './plan/names';
 import { clash } from './rules/names';
 
 /**
@@ -99,6 +99,50 @@ export function crossPolicyIssues(
         );
       }
       remember(entity, loaded, key);
+    }
+  }
+  out.push(...retryPrefixIssues([...byName.values()]).map(([loaded, found]) => located(loaded, found)));
+  return out;
+}
+
+/**
+ * A policy's consumer may read and write every Kafka topic under its retry prefix
+ * (`<policy>.retry.`, one prefixed ACL for all levels): any other topic there, of this policy or
+ * another, would be open to that consumer, so it is refused. Each topic is looked up once per
+ * `.retry.` in its name, so a thousand policies cost a thousand lookups, not a million.
+ */
+function retryPrefixIssues(policies: readonly LoadedPolicy[]): Array<[LoadedPolicy, Issue]> {
+  const prefixes = new Map<string, LoadedPolicy>();
+  for (const loaded of policies) {
+    if (loaded.policy.targets.kafka && loaded.policy.maxAttempts > 1)
+      prefixes.set(kafkaRetryPrefix(loaded.policy.name), loaded);
+  }
+  const out: Array<[LoadedPolicy, Issue]> = [];
+  for (const loaded of policies) {
+    const reported = new Set<string>();
+    for (const entity of entityNames(loaded.policy)) {
+      if (entity.target !== 'kafka' || entity.kind !== 'topic') continue;
+      for (const prefix of retryPrefixesOf(entity.name)) {
+        const owner = prefixes.get(prefix);
+        // A policy's own retry topics are what its prefix is for.
+        const ownRetryTopic =
+          owner === loaded &&
+          entity.path.join('.') === 'metadata.name' &&
+          /^[0-9]+$/.test(entity.name.slice(prefix.length));
+        if (!owner || ownRetryTopic) continue;
+        const field = entity.path.join('.');
+        if (reported.has(field)) continue;
+        reported.add(field);
+        const whose = owner === loaded ? 'its own' : `policy "${owner.policy.name}"'s (${where(owner)})`;
+        out.push([
+          loaded,
+          issue(
+            'name-collision',
+            entity.path,
+            `Kafka topic "${entity.name}" starts with "${prefix}", ${whose} retry-topic prefix: the prefixed ACLs of that policy's consumer would cover it`,
+          ),
+        ]);
+      }
     }
   }
   return out;

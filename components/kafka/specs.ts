@@ -34,7 +34,7 @@ export interface KafkaAclChild {
     aclHost: string;
     aclOperation: KafkaAclOperation;
     aclPermissionType: 'Allow';
-    resourcePatternTypeFilter: 'Literal';
+    resourcePatternTypeFilter: 'Literal' | 'Prefixed';
   };
 }
 
@@ -111,29 +111,45 @@ export function kafkaAclSpecs(
 ): KafkaAclChild[] {
   validateKafkaPrincipal(principal);
   const keys = new Map<string, string>([
-    [`topic:${plan.sourceTopic}`, 'source-topic'],
-    [`topic:${plan.deadLetterTopic}`, 'dlt'],
-    [`group:${plan.consumerGroup}`, 'group'],
-    [`group:${plan.retryConsumerGroup}`, 'retry-group'],
+    [`literal:topic:${plan.sourceTopic}`, 'source-topic'],
+    [`literal:topic:${plan.deadLetterTopic}`, 'dlt'],
+    [`literal:group:${plan.consumerGroup}`, 'group'],
+    [`literal:group:${plan.retryConsumerGroup}`, 'retry-group'],
   ]);
-  for (const topic of plan.topics) keys.set(`topic:${topic.name}`, topicKey(topic));
+  for (const topic of plan.topics) keys.set(`literal:topic:${topic.name}`, topicKey(topic));
+  // A prefixed ACL is the retry topics': it covers all of them and no other topic the plan names.
+  const retryTopics = plan.topics.filter((topic) => topic.role === 'retry').map((topic) => topic.name);
+  const named = new Set([...plan.topics.map((topic) => topic.name), plan.sourceTopic, plan.deadLetterTopic]);
+  for (const acl of plan.consumerAcls) {
+    if (acl.pattern !== 'prefixed' || acl.resource !== 'topic' || acl.name === '') continue;
+    const covered = [...named].filter((name) => name.startsWith(acl.name));
+    if (
+      retryTopics.length > 0 &&
+      covered.length === retryTopics.length &&
+      retryTopics.every((name) => covered.includes(name))
+    )
+      keys.set(`prefixed:topic:${acl.name}`, 'retry-topics');
+  }
   const acls = plan.consumerAcls.flatMap((acl) => {
     // Kafka grants Describe with Read, Write, Delete or Alter on the same resource (Kafka's
     // authorization docs, "Operations and Resources on Protocols"; StandardAuthorizer in 4.x):
     // a Describe ACL beside them allows nothing more, so it is left out.
     const implied = acl.operations.some((operation) => operation === 'Read' || operation === 'Write');
     const operations = acl.operations.filter((operation) => !(implied && operation === 'Describe'));
-    const resourceKey = keys.get(`${acl.resource}:${acl.name}`);
+    const resourceKey = keys.get(`${acl.pattern}:${acl.resource}:${acl.name}`);
     if (!resourceKey) {
       throw new TopologyError(
         'inconsistent-plan',
-        `an ACL names ${acl.resource} "${acl.name}", which the plan lacks`,
+        acl.pattern === 'prefixed'
+          ? `a prefixed ACL names ${acl.resource}s "${acl.name}*", which are not exactly the plan's retry topics`
+          : `an ACL names ${acl.resource} "${acl.name}", which the plan lacks`,
       );
     }
     return operations.map(
       (operation): KafkaAclChild => ({
         key: `${resourceKey}-acl-${operation.toLowerCase()}`,
-        lifecycle: 'plain',
+        // The retry topics' ACLs stay as long as a kept retry topic may: with the retry levels.
+        lifecycle: acl.pattern === 'prefixed' ? 'retry-level' : 'plain',
         args: {
           aclResourceName: acl.name,
           aclResourceType: acl.resource === 'topic' ? 'Topic' : 'Group',
@@ -141,7 +157,7 @@ export function kafkaAclSpecs(
           aclHost: host,
           aclOperation: operation,
           aclPermissionType: 'Allow',
-          resourcePatternTypeFilter: 'Literal',
+          resourcePatternTypeFilter: acl.pattern === 'prefixed' ? 'Prefixed' : 'Literal',
         },
       }),
     );

@@ -52,7 +52,6 @@ export function planKafka(policy: Policy, target: KafkaTarget, delays: number[])
     declare: true,
   });
 
-  const retryTopics = levels.map((level) => level.destination);
   return {
     ...deliveryRules(policy, levels, true, names.deadLetter),
     sourceTopic: target.topic,
@@ -67,15 +66,23 @@ export function planKafka(policy: Policy, target: KafkaTarget, delays: number[])
     ...(target.clusterSize === undefined ? {} : { clusterSize: target.clusterSize }),
     topics,
     consumerAcls: [
-      { resource: 'topic', name: target.topic, operations: ['Read', 'Describe'] },
-      ...retryTopics.map((name) => ({
-        resource: 'topic' as const,
-        name,
-        operations: ['Read', 'Write', 'Describe'] as Array<'Read' | 'Write' | 'Describe'>,
-      })),
-      { resource: 'topic', name: names.deadLetter, operations: ['Write', 'Describe'] },
-      { resource: 'group', name: target.consumerGroup, operations: ['Read'] },
-      { resource: 'group', name: names.retryGroup, operations: ['Read'] },
+      { resource: 'topic', name: target.topic, pattern: 'literal', operations: ['Read', 'Describe'] },
+      // One pattern for every retry topic: a level added later is covered before any consumer
+      // publishes to it, and a level removed (its topic kept on the broker with its records) stays
+      // readable. Cross-policy validation refuses any other topic under the prefix.
+      ...(levels.length > 0
+        ? [
+            {
+              resource: 'topic' as const,
+              name: names.retryPrefix,
+              pattern: 'prefixed' as const,
+              operations: ['Read', 'Write', 'Describe'] as Array<'Read' | 'Write' | 'Describe'>,
+            },
+          ]
+        : []),
+      { resource: 'topic', name: names.deadLetter, pattern: 'literal', operations: ['Write', 'Describe'] },
+      { resource: 'group', name: target.consumerGroup, pattern: 'literal', operations: ['Read'] },
+      { resource: 'group', name: names.retryGroup, pattern: 'literal', operations: ['Read'] },
     ],
   };
 }

@@ -37,9 +37,28 @@ export function rabbitNames(policy: Policy, target: RabbitTarget) {
   };
 }
 
+/**
+ * What every retry topic of a policy starts with: the consumer's prefixed ACLs cover exactly the
+ * topics under it, whichever levels exist now or existed before.
+ */
+export function kafkaRetryPrefix(policyName: string): string {
+  return `${policyName}.retry.`;
+}
+
+/** Every retry prefix a topic name falls under: each `<x>.retry.` it starts with. */
+export function retryPrefixesOf(topic: string): string[] {
+  const marker = '.retry.';
+  const out: string[] = [];
+  for (let at = topic.indexOf(marker); at !== -1; at = topic.indexOf(marker, at + 1))
+    out.push(topic.slice(0, at + marker.length));
+  return out;
+}
+
 export function kafkaNames(policy: Policy, target: KafkaTarget) {
+  const retryPrefix = kafkaRetryPrefix(policy.name);
   return {
-    retry: (level: number) => `${policy.name}.retry.${level}`,
+    retryPrefix,
+    retry: (level: number) => `${retryPrefix}${level}`,
     deadLetter: policy.deadLetter.name ?? `${policy.name}.dlt`,
     retryGroup: `${target.consumerGroup}.retry`,
   };

@@ -161,10 +161,14 @@ export interface KafkaPlan extends DeliveryRules {
   /** Brokers in the cluster, when the policy states it. */
   clusterSize?: number;
   topics: KafkaTopicSpec[];
-  /** ACLs for the consumer principal, by topic. */
+  /**
+   * ACLs for the consumer principal. `prefixed`: every resource whose name starts with `name` (the
+   * retry topics, one pattern for all levels); `literal`: that name only.
+   */
   consumerAcls: Array<{
     resource: 'topic' | 'group';
     name: string;
+    pattern: 'literal' | 'prefixed';
     operations: Array<'Read' | 'Write' | 'Describe'>;
   }>;
 }

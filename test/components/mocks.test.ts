@@ -38,9 +38,9 @@ it('the mock received every resource: newResource calls by type are what billing
     [TYPES.user]: 1,
     [TYPES.permissions]: 1,
     [TYPES.topic]: 5,
-    // source Read + three retry topics × (Read, Write) + DLT Write + two groups × Read; Describe
-    // comes with Read and Write
-    [TYPES.acl]: 10,
+    // source Read + the retry topics' prefix × (Read, Write) + DLT Write + two groups × Read;
+    // Describe comes with Read and Write
+    [TYPES.acl]: 6,
     [TYPES.sbSubscription]: 1,
     [TYPES.sbQueue]: 1,
     [TYPES.sbQueueRule]: 1,

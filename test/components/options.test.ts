@@ -29,7 +29,7 @@ function pick(registrations: Map<string, Registration>, type: string, key: strin
 }
 
 it('defaults: what holds messages for good is protected, retry levels are retained, the rest is plain', async () => {
-  const children = await build();
+  const children = await build({ kafka: { consumerPrincipal: 'User:billing' } });
   for (const [type, key] of [
     [TYPES.queue, 'main-queue'],
     [TYPES.queue, 'dlq'],
@@ -53,9 +53,19 @@ it('defaults: what holds messages for good is protected, retry levels are retain
     [TYPES.binding, 'retry-exchange-to-wait-2'],
     [TYPES.exchange, 'retry-exchange'],
     [TYPES.topic, 'retry-topic-1'],
+    // The retry topics' ACLs stay with a kept retry topic, so its records can still be read.
+    [TYPES.acl, 'retry-topics-acl-read'],
+    [TYPES.acl, 'retry-topics-acl-write'],
   ] as const) {
     const child = pick(children, type, key);
     expect([key, child.protect, child.retainOnDelete]).toEqual([key, false, true]);
+  }
+  for (const [type, key] of [
+    [TYPES.acl, 'dlt-acl-write'],
+    [TYPES.acl, 'group-acl-read'],
+  ] as const) {
+    const child = pick(children, type, key);
+    expect([key, child.protect, child.retainOnDelete]).toEqual([key, false, false]);
   }
 });
 

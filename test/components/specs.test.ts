@@ -226,29 +226,57 @@ describe('RabbitMQ specs', () => {
 describe('Kafka specs', () => {
   it('ACLs: one per operation the plan names, Describe left to the Read or Write that grants it', () => {
     const acls = kafkaAclSpecs(requireTarget(billing, 'kafka'), 'User:billing');
-    expect(acls.map((each) => each.key)).toEqual([
-      'source-topic-acl-read',
-      'retry-topic-1-acl-read',
-      'retry-topic-1-acl-write',
-      'retry-topic-2-acl-read',
-      'retry-topic-2-acl-write',
-      'retry-topic-3-acl-read',
-      'retry-topic-3-acl-write',
-      'dlt-acl-write',
-      'group-acl-read',
-      'retry-group-acl-read',
+    // Six for any number of levels: the retry topics share one prefixed pair.
+    expect(acls.map((each) => [each.key, each.lifecycle])).toEqual([
+      ['source-topic-acl-read', 'plain'],
+      ['retry-topics-acl-read', 'retry-level'],
+      ['retry-topics-acl-write', 'retry-level'],
+      ['dlt-acl-write', 'plain'],
+      ['group-acl-read', 'plain'],
+      ['retry-group-acl-read', 'plain'],
     ]);
     // A Describe on its own (nothing that grants it) stays.
     const describeOnly = {
       ...requireTarget(billing, 'kafka'),
       consumerAcls: [
-        { resource: 'topic' as const, name: 'bookstore.orders', operations: ['Describe' as const] },
+        {
+          resource: 'topic' as const,
+          name: 'bookstore.orders',
+          pattern: 'literal' as const,
+          operations: ['Describe' as const],
+        },
       ],
     };
     expect(kafkaAclSpecs(describeOnly, 'User:b').map((each) => each.args.aclOperation)).toEqual(['Describe']);
   });
 
-  it('ACLs name the principal, one per operation, Literal patterns', () => {
+  it('the retry topics get one Prefixed pattern, which covers every level and no other topic', () => {
+    const kafka = requireTarget(billing, 'kafka');
+    const acls = kafkaAclSpecs(kafka, 'User:billing');
+    const prefixed = acls.filter((each) => each.args.resourcePatternTypeFilter === 'Prefixed');
+    expect(prefixed.map((each) => [each.args.aclResourceName, each.args.aclOperation])).toEqual([
+      ['billing.order-placed.retry.', 'Read'],
+      ['billing.order-placed.retry.', 'Write'],
+    ]);
+    const names = [...kafka.topics.map((topic) => topic.name), kafka.sourceTopic];
+    expect(names.filter((name) => name.startsWith('billing.order-placed.retry.'))).toEqual(
+      kafka.levels.map((level) => level.destination),
+    );
+    // A prefix that would also cover the dead-letter topic, or miss a level, is not the plan's.
+    const broader = (name: string) => ({
+      ...kafka,
+      consumerAcls: [
+        { resource: 'topic' as const, name, pattern: 'prefixed' as const, operations: ['Read' as const] },
+      ],
+    });
+    expect(codeOf(() => kafkaAclSpecs(broader('billing.order-placed.'), 'User:b'))).toBe('inconsistent-plan');
+    expect(codeOf(() => kafkaAclSpecs(broader('billing.order-placed.retry.1'), 'User:b'))).toBe(
+      'inconsistent-plan',
+    );
+    expect(kafkaAclSpecs(broader('billing.order-placed.retry.'), 'User:b')).toHaveLength(1);
+  });
+
+  it('ACLs name the principal, one per operation, Literal patterns for a named topic or group', () => {
     const acls = kafkaAclSpecs(requireTarget(billing, 'kafka'), 'User:billing', '10.0.0.1');
     expect(acls.find((each) => each.key === 'retry-group-acl-read')?.args).toEqual({
       aclResourceName: 'billing.retry',

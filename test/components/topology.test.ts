@@ -212,7 +212,7 @@ describe.each(PLANS)('$file', ({ plan }) => {
     const sourceDeclared = declared.some((topic) => topic.role === 'source');
     expect(topics.some((each) => each.inputs.name === kafka.sourceTopic)).toBe(sourceDeclared);
     // One ACL per operation the plan asks for, except Describe where Read or Write on the same
-    // resource grants it already; every ACL is literal, for this principal on any host.
+    // resource grants it already; each with the plan's pattern, for this principal on any host.
     const acls = ofType(recording, TYPES.acl);
     const granted = new Map<string, Set<string>>();
     for (const { inputs } of acls) {
@@ -220,17 +220,19 @@ describe.each(PLANS)('$file', ({ plan }) => {
         aclPrincipal: 'User:billing',
         aclHost: '*',
         aclPermissionType: 'Allow',
-        resourcePatternTypeFilter: 'Literal',
       });
-      const key = `${String(inputs.aclResourceType).toLowerCase()}:${String(inputs.aclResourceName)}`;
+      const pattern = inputs.resourcePatternTypeFilter === 'Prefixed' ? 'prefixed' : 'literal';
+      expect(inputs.resourcePatternTypeFilter).toBe(pattern === 'prefixed' ? 'Prefixed' : 'Literal');
+      const key = `${pattern}:${String(inputs.aclResourceType).toLowerCase()}:${String(inputs.aclResourceName)}`;
       const operations = granted.get(key) ?? new Set<string>();
       expect(operations.has(String(inputs.aclOperation)), `${key} ${inputs.aclOperation} once`).toBe(false);
       operations.add(String(inputs.aclOperation));
       granted.set(key, operations);
     }
     for (const acl of kafka.consumerAcls) {
-      const operations = granted.get(`${acl.resource}:${acl.name}`) ?? new Set<string>();
-      granted.delete(`${acl.resource}:${acl.name}`);
+      const key = `${acl.pattern}:${acl.resource}:${acl.name}`;
+      const operations = granted.get(key) ?? new Set<string>();
+      granted.delete(key);
       const grantsDescribe = operations.has('Read') || operations.has('Write');
       expect(
         acl.operations.filter((operation) => !operations.has(operation)),

@@ -108,6 +108,30 @@ describe('names across policies (item 4)', () => {
     expect(found.map((each) => formatPath(each.path))).toEqual(['spec.targets.kafka.consumerGroup']);
   });
 
+  it("a Kafka topic under another policy's retry prefix is caught: that consumer's prefixed ACLs would cover it", async () => {
+    // alpha's consumer may read and write alpha.retry.*; alpha.retry.eu's topics all start with that.
+    const { issues } = await loadAll(policy('alpha'), policy('alpha.retry.eu'));
+    const found = collisions(issues);
+    expect(found.map((each) => [each.file, formatPath(each.path)])).toEqual([['p1.yaml', 'metadata.name']]);
+    expect(found[0]?.message).toBe(
+      'Kafka topic "alpha.retry.eu.dlt" starts with "alpha.retry.", policy "alpha"\'s (p0.yaml:1) retry-topic prefix: the prefixed ACLs of that policy\'s consumer would cover it',
+    );
+    // A name that only looks alike is outside the prefix.
+    expect(codes((await loadAll(policy('alpha'), policy('alpha.retryable'))).issues)).toEqual([]);
+  });
+
+  it("inside one policy too: a dead-letter topic under the policy's own retry prefix", () => {
+    const { issues } = loadPolicyText(
+      stringify(policy('orders', [[['spec', 'deadLetter', 'name'], 'orders.retry.parked']])),
+    );
+    expect(collisions(issues).map((each) => [formatPath(each.path), each.message])).toEqual([
+      [
+        'spec.deadLetter.name',
+        'Kafka topic "orders.retry.parked" starts with "orders.retry.", its own retry-topic prefix: the prefixed ACLs of that policy\'s consumer would cover it',
+      ],
+    ]);
+  });
+
   it('RabbitMQ names are per vhost', async () => {
     const beta = policy('beta', [
       [['spec', 'targets', 'rabbitmq', 'queue'], 'alpha'],
