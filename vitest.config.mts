@@ -62,22 +62,27 @@ export default defineConfig({
           },
         };
       }),
-      {
+      // The fault tests (test/cluster/), one project per cluster, its files one after the other
+      // (they kill nodes of the same cluster). scripts/test.sh runs the two projects in two vitest
+      // processes side by side (one process runs the projects' files one at a time): most of
+      // their time is waiting for failovers, not the CPU. The setup takes the cluster's lock,
+      // starts any node that is down and removes what an interrupted run left. A RabbitMQ node
+      // takes 15–30 s to come back, a Kafka broker 30–60 s to rejoin every partition, loaded.
+      ...(['rabbitmq', 'kafka'] as const).map((broker) => ({
         test: {
-          name: 'cluster',
-          include: ['test/cluster/**/*.test.ts'],
-          // Needs `scripts/brokers.sh cluster start`. Each file kills and restarts nodes three
-          // times (a RabbitMQ node takes 15–30 s to come back on a loaded machine).
+          name: `cluster-${broker}`,
+          include: [`test/cluster/${broker}-*.test.ts`],
+          globalSetup: ['test/cluster/setup.ts'],
           testTimeout: 900_000,
           hookTimeout: 300_000,
           fileParallelism: false,
         },
-      },
+      })),
       {
         test: {
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
-          exclude: ['test/e2e/rabbitmq43-stack.test.ts'],
+          exclude: ['test/e2e/rabbitmq43-stack.test.ts', 'test/e2e/cluster-stack.test.ts'],
           // Each step runs `pulumi` (5–15 s here) or waits for broker TTLs; a loaded CI machine is slower.
           testTimeout: 300_000,
           hookTimeout: 300_000,
@@ -99,6 +104,24 @@ export default defineConfig({
           hookTimeout: 300_000,
           fileParallelism: false,
           sequence: { groupOrder: 3 },
+        },
+      },
+      {
+        // The cluster stack through the real engine on the clusters of `scripts/brokers.sh cluster`,
+        // with nodes killed during `pulumi up`; the helpers point at rabbit-1 and kafka-1.
+        test: {
+          name: 'e2e-cluster',
+          include: ['test/e2e/cluster-stack.test.ts'],
+          globalSetup: ['test/cluster/setup.ts'],
+          env: {
+            RABBITMQ_URL: 'amqp://guest:guest@127.0.0.1:5771',
+            RABBITMQ_MANAGEMENT_URL: 'http://127.0.0.1:15771',
+            KAFKA_BOOTSTRAP: '127.0.0.1:19092',
+          },
+          testTimeout: 600_000,
+          hookTimeout: 300_000,
+          fileParallelism: false,
+          sequence: { groupOrder: 4 },
         },
       },
     ],

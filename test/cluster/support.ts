@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { mulberry32 } from '../../cli/simulate/prng';
 
@@ -31,6 +32,24 @@ export async function cluster(
   const started = Date.now();
   await run('bash', ['scripts/brokers.sh', 'cluster', action, node], { timeout: 300_000 });
   return Date.now() - started;
+}
+
+/**
+ * Every node of one cluster running again, whatever a test left: a node frozen with SIGSTOP is
+ * woken, a stopped or killed one started (the cluster scripts' `start` is idempotent).
+ */
+export async function restoreCluster(which: 'rabbitmq' | 'kafka'): Promise<void> {
+  if (which === 'rabbitmq') {
+    for (const node of RABBIT_NODES) {
+      try {
+        const pid = Number(readFileSync(`/var/lib/rabbitmq/instances/${node}/node.pid`, 'utf8').trim());
+        if (pid > 0) process.kill(pid, 'SIGCONT');
+      } catch {
+        // no pid file or no such process: the node is not running, and start brings it up
+      }
+    }
+  }
+  await run('bash', [`scripts/${which}-cluster.sh`, 'start'], { timeout: 600_000 });
 }
 
 /** Every node running? (`scripts/brokers.sh cluster status` exits 0 only then.) */
