@@ -16,6 +16,7 @@ import {
   faultRandom,
   KAFKA_BROKERS,
   kafkaNodeOf,
+  restoreCluster,
   sleep,
   stats,
   uniqueName,
@@ -24,11 +25,12 @@ import {
 
 /**
  * The Kafka retry chain on a three-broker cluster (replication factor 3, min.insync.replicas 2,
- * acks all, idempotent producers) while brokers die. Three times, at a random moment, the broker
- * leading a partition of a retry topic is SIGKILLed while records wait in the retry topics and
- * copies are in flight, and started again. Every record must end where its kind says; duplicates
- * are counted; every wait is at least its delay, at most 2 s late outside the fault windows and at
- * most the fault budget inside one; the failover times are measured and reported.
+ * acks all, idempotent producers) while brokers die. Three times, at a random moment, while records
+ * wait in the retry topics, the broker leading the partition a retry copy was just written to is
+ * SIGKILLed between the copy's ack and the commit of its source offset (a copy in flight), and
+ * started again. Every record must end where its kind says; duplicates are counted; every wait is
+ * at least its delay, at most 8 s late outside the fault windows and at most the fault budget
+ * inside one; the failover times are measured and reported.
  */
 
 const DELAYS = ['2s', '4s'];
@@ -37,8 +39,13 @@ const MAX_ATTEMPTS = 3;
 const RATE_PER_SECOND = 10;
 const WORK_MS = 15;
 const ROUNDS = Number(process.env.FAULT_ROUNDS ?? 3);
-/** Lateness a wait may have with no fault: a paused partition resumes on the next fetch, on a loaded machine. */
-const LOAD_MARGIN_MS = 5_000;
+/**
+ * Lateness a wait may have outside the fault windows: a paused partition resumes on the next
+ * fetch, the retry consumer works off what came due meanwhile, and a restarted broker's return
+ * moves work around again. Measured with both fault tests and the unit suite at once (load
+ * average 18–21 on 2 cores): p99 4.9 s, max 5.1 s; with this file alone at load 15–17, max 1.2 s.
+ */
+const LOAD_MARGIN_MS = 8_000;
 /**
  * What a wait in a fault window may take beyond the failover measured in it (new partition
  * leaders, and the consumer groups rejoined after their coordinator moved): the records that came
@@ -95,7 +102,8 @@ const producerConfig = KAFKA_PRODUCER_SETTINGS.kafkajs;
 
 interface Round {
   target: string;
-  topic: string;
+  /** The copy acked, its source offset not yet committed, when its partition's leader was killed. */
+  copyInFlight: string;
   partitionsLed: number;
   waitingAtKill: number;
   handlersRunningAtKill: number;
@@ -117,6 +125,18 @@ describe('Kafka cluster: retry-topic leaders killed while records wait and copie
   const consumers: Consumer[] = [];
   let retry: KafkaRetry | undefined;
   const failures = new Map<string, number>();
+  /** Set by a round: what the next copy into `topic` does between its ack and its commit. */
+  let armed:
+    | {
+        topic: string;
+        fire: (at: {
+          topic: string;
+          partition: number;
+          offset: string;
+          destination: string;
+        }) => Promise<void>;
+      }
+    | undefined;
   /** When the main or the retry consumer (re)joined its group. */
   const joins: number[] = [];
 
@@ -139,6 +159,8 @@ describe('Kafka cluster: retry-topic leaders killed while records wait and copie
   });
 
   afterAll(async () => {
+    // A round that failed between a kill and its start-node leaves the broker down.
+    await restoreCluster('kafka');
     await retry?.stop().catch(() => undefined);
     await Promise.allSettled(consumers.map((consumer) => consumer.disconnect()));
     await Promise.allSettled([source.disconnect(), copies.disconnect()]);
@@ -167,6 +189,12 @@ describe('Kafka cluster: retry-topic leaders killed while records wait and copie
       failureBackoff: { initialMs: 200, maxMs: 5_000 },
       // One partition at a time cannot keep up with acks-all copies on a loaded two-core machine.
       partitionsConsumedConcurrently: 6,
+      afterCopyProduced: async (at) => {
+        const trap = armed;
+        if (!trap || at.destination !== trap.topic) return;
+        armed = undefined;
+        await trap.fire(at);
+      },
       onEvent: (event) => {
         if (event.type === 'failed')
           failures.set(event.error.code, (failures.get(event.error.code) ?? 0) + 1);
@@ -209,6 +237,7 @@ describe('Kafka cluster: retry-topic leaders killed while records wait and copie
       },
     });
 
+    const runStarted = Date.now();
     let publishing = true;
     let sent = 0;
     const producing = (async () => {
@@ -246,15 +275,48 @@ describe('Kafka cluster: retry-topic leaders killed while records wait and copie
         round < retryTopics.length
           ? (retryTopics[round] as string)
           : (retryTopics[Math.floor(random() * retryTopics.length)] as string);
-      const partitions = (await leaders([topic])).filter((each) => each.leader >= 0);
-      const chosen = partitions[Math.floor(random() * partitions.length)];
-      if (!chosen) throw new Error(`no leader for ${topic}`);
-      const killed = chosen.leader;
-      const led = (await leaders(ourTopics)).filter((each) => each.leader === killed);
-      const waitingAtKill = ledger.waiting();
-      const handlersRunningAtKill = ledger.running;
-      const killAt = Date.now();
-      await cluster('kill-node', kafkaNodeOf(killed));
+      // The next copy acked into that topic, before its source offset is committed, kills the
+      // leader of the partition it was written to: a copy in flight, every round.
+      const { killed, led, waitingAtKill, handlersRunningAtKill, killAt, copy } = await new Promise<{
+        killed: number;
+        led: Awaited<ReturnType<typeof leaders>>;
+        waitingAtKill: number;
+        handlersRunningAtKill: number;
+        killAt: number;
+        copy: string;
+      }>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          armed = undefined;
+          reject(new Error(`no copy into ${topic} within 60 s`));
+        }, 60_000);
+        armed = {
+          topic,
+          fire: async (at) => {
+            clearTimeout(timer);
+            try {
+              const partition = (await leaders([at.destination])).find(
+                (each) => each.partition === at.partition,
+              );
+              if (!partition || partition.leader < 0) throw new Error(`no leader for ${at.destination}`);
+              const led = (await leaders(ourTopics)).filter((each) => each.leader === partition.leader);
+              const waitingAtKill = ledger.waiting();
+              const handlersRunningAtKill = ledger.running;
+              const killAt = Date.now();
+              await cluster('kill-node', kafkaNodeOf(partition.leader));
+              resolve({
+                killed: partition.leader,
+                led,
+                waitingAtKill,
+                handlersRunningAtKill,
+                killAt,
+                copy: `${at.destination}[${at.partition}], of ${at.topic}[${at.partition}]@${at.offset}`,
+              });
+            } catch (error) {
+              reject(error);
+            }
+          },
+        };
+      });
       await waitFor(
         async () => {
           const now = await leaders(led.map((each) => each.topic));
@@ -278,7 +340,7 @@ describe('Kafka cluster: retry-topic leaders killed while records wait and copie
       );
       rounds.push({
         target: kafkaNodeOf(killed),
-        topic: `${chosen.topic}[${chosen.partition}]`,
+        copyInFlight: copy,
         partitionsLed: led.length,
         waitingAtKill,
         handlersRunningAtKill,
@@ -310,6 +372,8 @@ describe('Kafka cluster: retry-topic leaders killed while records wait and copie
       target: 'kafka-4.4.0-cluster',
       seed,
       rounds: rounds.map(({ killAt, ...round }) => ({
+        /** Seconds from the start of publishing to the kill. */
+        killAtS: (killAt - runStarted) / 1_000,
         ...round,
         /** The retry path's failover: how late the waits running in the fault window came back. */
         retryPathLatenessMs: Math.max(
@@ -330,7 +394,7 @@ describe('Kafka cluster: retry-topic leaders killed while records wait and copie
         inAFaultWindow: stats(inWindows.map((each) => each.latenessMs)),
         outsideFaultWindows: stats(outside.map((each) => each.latenessMs)),
         early: early.slice(0, 5).map((each) => ({ ...each, trace: ledger.trace(each.id) })),
-        beyondBudget: late.slice(0, 10),
+        beyondBudget: late.slice(0, 10).map((each) => ({ ...each, fromS: (each.from - runStarted) / 1_000 })),
       },
     };
     console.log(`cluster fault report ${JSON.stringify(report)}`);
