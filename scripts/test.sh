@@ -31,8 +31,10 @@ confluent_build=$!
 cluster_log=$(mktemp)
 bash scripts/brokers.sh cluster start >"$cluster_log" 2>&1 &
 cluster_start=$!
-# A failing step below must not leave the builds or the cluster start running after this script.
-trap 'kill "$confluent_build" "$cluster_start" ${engine_build:+"$engine_build"} 2>/dev/null || true' EXIT
+# A failing step below must not leave the builds, the cluster start or the fault tests running
+# after this script (a fault run cut short leaves its lock to the next run, which takes it over).
+fault_pids=()
+trap 'kill "$confluent_build" "$cluster_start" ${engine_build:+"$engine_build"} ${fault_pids[@]+"${fault_pids[@]}"} 2>/dev/null || true' EXIT
 npm run --silent build
 npm run --silent lint
 npm run --silent typecheck
@@ -50,33 +52,34 @@ rm -f "$confluent_log"
 npx tsc -p test/confluent/tsconfig.json
 KAFKA_CLIENT=confluent npx vitest run --project integration test/integration/kafka \
   --reporter=default --reporter=./test/support/skipped-reporter.ts
-# The package as users get it (test/package/): `npm pack` of a fresh clone, installed with npm into a
-# project made like `pulumi new typescript`, compiled under its tsconfig, with every TypeScript
-# snippet of README.md and docs/. Run on its own so its compilers do not load the broker tests.
-npx vitest run --project package --reporter=default --reporter=./test/support/skipped-reporter.ts
-# The fault tests: nodes and brokers killed while messages wait (docs/replication.md).
+# The fault tests: nodes and brokers killed while messages wait (docs/replication.md). One vitest
+# process per cluster (each takes its cluster's lock), side by side and beside the package project
+# below, which only compiles: most of their time is waiting for failovers. Their output is
+# printed when they end, so it does not interleave.
 if ! wait "$cluster_start"; then
   cat "$cluster_log" >&2
   exit 1
 fi
 cat "$cluster_log"
-rm -f "$cluster_log"
-# One vitest process per cluster, side by side (each takes its cluster's lock): most of their time
-# is waiting for failovers. Each prints when it ends, so the two outputs do not interleave.
 cluster_started=$SECONDS
-fault_rc=0
 fault_pids=()
 for broker in rabbitmq kafka; do
   npx vitest run --project "cluster-$broker" --reporter=default \
     --reporter=./test/support/skipped-reporter.ts >"$cluster_log.$broker" 2>&1 &
   fault_pids+=($!)
 done
-for index in 0 1; do
-  wait "${fault_pids[$index]}" || fault_rc=1
+# The package as users get it (test/package/): `npm pack` of a fresh clone, installed with npm into a
+# project made like `pulumi new typescript`, compiled under its tsconfig, with every TypeScript
+# snippet of README.md and docs/. Run apart from the broker suites, so its compilers do not load
+# their timing; the fault tests beside it spend their time waiting, and allow for a loaded machine.
+npx vitest run --project package --reporter=default --reporter=./test/support/skipped-reporter.ts
+fault_rc=0
+for pid in "${fault_pids[@]}"; do
+  wait "$pid" || fault_rc=1
 done
 cat "$cluster_log.rabbitmq" "$cluster_log.kafka"
-rm -f "$cluster_log.rabbitmq" "$cluster_log.kafka"
-echo "cluster fault tests: $((SECONDS - cluster_started))s"
+rm -f "$cluster_log" "$cluster_log.rabbitmq" "$cluster_log.kafka"
+echo "cluster fault tests: $((SECONDS - cluster_started))s (beside the package project)"
 [[ $fault_rc -eq 0 ]] || exit 1
 # The real Pulumi engine on the local brokers (docs/pulumi-e2e.md). Under CI=1 it builds the engine
 # once (cached in ~/.cache/retry-topology) and fails if it cannot; otherwise it skips with one line.
