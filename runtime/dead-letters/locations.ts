@@ -1,0 +1,98 @@
+import type { RetryPlan } from '../../policy/plan/types';
+import type { TargetName } from '../rules';
+import { DeadLetterError } from './errors';
+import type { DeadLetterLocation } from './types';
+
+/** The Service Bus SDK's path of an entity's dead-letter subqueue (names are case-insensitive). */
+export function deadLetterSubqueue(entityPath: string): string {
+  return `${entityPath}/$DeadLetterQueue`;
+}
+
+/** The consumer group whose committed offsets say how far a Kafka dead-letter topic was replayed. */
+export function replayGroupOf(deadLetterTopic: string): string {
+  return `${deadLetterTopic}.replay`;
+}
+
+/**
+ * Where each target of a plan keeps its dead letters, and where `dead-letters replay` sends them.
+ *
+ * Service Bus has two when the copies go to a retry queue of the consumer's own (a subscription,
+ * or a duplicate-detecting queue): a message that fails on the entity itself (a permanent error
+ * on attempt 1, or the broker's MaxDeliveryCount) is dead-lettered there, one that fails on the
+ * retry queue (attempt 2 on, so every exhausted one) in the retry queue's own subqueue.
+ */
+export function deadLetterLocations(plan: RetryPlan, only?: TargetName): DeadLetterLocation[] {
+  const out: DeadLetterLocation[] = [];
+  const { rabbitmq, kafka, serviceBus } = plan.targets;
+  if (rabbitmq && (!only || only === 'rabbitmq') && rabbitmq.deadLetterQueue) {
+    out.push({
+      target: 'rabbitmq',
+      kind: 'queue',
+      name: rabbitmq.deadLetterQueue,
+      holds: `every dead letter of ${rabbitmq.mainQueue} (through exchange ${rabbitmq.deadLetterExchange})`,
+      replayTo: `queue ${rabbitmq.mainQueue} (default exchange: no other queue bound to the source exchange sees it again)`,
+    });
+  }
+  if (kafka && (!only || only === 'kafka') && kafka.deadLetterTopic) {
+    out.push({
+      target: 'kafka',
+      kind: 'topic',
+      name: kafka.deadLetterTopic,
+      holds: `every dead letter of ${kafka.sourceTopic} and its retry topics`,
+      replayTo: `topic ${kafka.sourceTopic}, each record to its original partition`,
+      progressGroup: replayGroupOf(kafka.deadLetterTopic),
+    });
+  }
+  if (serviceBus?.entity && serviceBus.scheduleTo && (!only || only === 'serviceBus')) {
+    const { entity, scheduleTo } = serviceBus;
+    const main =
+      entity.kind === 'queue' ? entity.queue : `${entity.topic}/Subscriptions/${entity.subscription}`;
+    const separate = entity.kind !== 'queue' || scheduleTo.toLowerCase() !== entity.queue.toLowerCase();
+    out.push({
+      target: 'serviceBus',
+      kind: 'subqueue',
+      name: deadLetterSubqueue(main),
+      holds: separate
+        ? 'failures of attempt 1 (permanent errors) and messages the broker dead-lettered on the entity'
+        : 'every dead letter of the queue',
+      replayTo: `queue ${scheduleTo}`,
+    });
+    if (separate) {
+      out.push({
+        target: 'serviceBus',
+        kind: 'subqueue',
+        name: deadLetterSubqueue(scheduleTo),
+        holds: 'failures of attempt 2 on (every exhausted message) and what the broker dead-lettered there',
+        replayTo: `queue ${scheduleTo}`,
+      });
+    }
+  }
+  return out;
+}
+
+const TARGET_WORDS: Record<TargetName, string> = {
+  rabbitmq: 'rabbitmq',
+  kafka: 'kafka',
+  serviceBus: 'serviceBus',
+};
+
+/**
+ * Where the target keeps its dead letters; throws `no-target` when the plan has no such target and
+ * `no-dead-letters` when it names none (a hand-edited or truncated plan), before any connection.
+ */
+export function requireDeadLetters(plan: RetryPlan, target: TargetName): DeadLetterLocation[] {
+  if (!plan.targets?.[target]) {
+    const has = Object.keys(plan.targets ?? {}).join(', ') || 'none';
+    throw new DeadLetterError(
+      'no-target',
+      `the plan for "${plan.policy}" has no ${TARGET_WORDS[target]} target (it has: ${has})`,
+    );
+  }
+  const found = deadLetterLocations(plan, target);
+  if (found.length === 0)
+    throw new DeadLetterError(
+      'no-dead-letters',
+      `the plan for "${plan.policy}" names no dead-letter ${target === 'kafka' ? 'topic' : 'queue'} for ${TARGET_WORDS[target]}`,
+    );
+  return found;
+}

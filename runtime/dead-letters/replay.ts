@@ -1,0 +1,160 @@
+import { type Clock, mathRandom, type Random, systemClock } from '../clock';
+import type { DeadLetterBroker } from './broker';
+import { DeadLetterError } from './errors';
+import { brokerFailure } from './failure';
+import { type DeadLetterFilter, Selection } from './filter';
+import { Pacer } from './pacer';
+import { browseSelection } from './select';
+import type { DeadLetterReasonGroup } from './types';
+
+export interface ReplayOptions {
+  filter?: DeadLetterFilter;
+  /** Messages per second, with jitter (see Pacer). */
+  ratePerSecond: number;
+  /** Keep the attempt count the dead letter died with, instead of starting again at 1. */
+  keepAttempts?: boolean;
+  /** Only report what would be replayed. True unless set to false: acting is a decision. */
+  dryRun?: boolean;
+  /** Stops after the replays in flight; what is left stays dead-lettered. */
+  signal?: AbortSignal;
+  onProgress?: (progress: ReplayProgress) => void;
+  clock?: Clock;
+  random?: Random;
+}
+
+export interface ReplayProgress {
+  selected: number;
+  replayed: number;
+  startedAt: number;
+}
+
+export interface ReplayReport {
+  dryRun: boolean;
+  locations: string[];
+  destination: string;
+  /** Pending dead letters seen. */
+  total: number;
+  /** Those the filter selected (after --max). */
+  selected: number;
+  byReason: Record<DeadLetterReasonGroup, number>;
+  /** The first few selected ids, for a dry run to show. */
+  sample: string[];
+  replayed: number;
+  /** Selected, but gone by the time the replay reached them (another process took them). */
+  notFound: number;
+  /** Stopped by the signal before the end. */
+  stopped: boolean;
+  ratePerSecond: number;
+  keepAttempts: boolean;
+  elapsedMs: number;
+}
+
+const SAMPLE = 10;
+
+/**
+ * Replays the selected dead letters to where they came from, paced, each removed only after its
+ * copy is confirmed. Safe to stop at any point and to run again: it goes on with what is still
+ * dead-lettered. A broker failure mid-run throws `broker-failed` with the report so far.
+ */
+export async function replayDeadLetters(
+  broker: DeadLetterBroker,
+  options: ReplayOptions,
+): Promise<ReplayReport> {
+  const clock = options.clock ?? systemClock;
+  const random = options.random ?? mathRandom;
+  if (!(options.ratePerSecond > 0) || !Number.isFinite(options.ratePerSecond))
+    throw new DeadLetterError(
+      'invalid-option',
+      `the rate must be above 0 per second, got ${options.ratePerSecond}`,
+    );
+  if (options.keepAttempts && broker.keepAttemptsUnsupported)
+    throw new DeadLetterError(
+      'invalid-option',
+      `--keep-attempts cannot apply: ${broker.keepAttemptsUnsupported}`,
+    );
+  const started = clock.now();
+  const browsed = await browseSelection(broker, options.filter ?? {}, {
+    keepBodies: false,
+    ...(options.signal ? { signal: options.signal } : {}),
+  });
+  const report: ReplayReport = {
+    dryRun: options.dryRun !== false,
+    locations: broker.locations,
+    destination: broker.replayTo,
+    total: browsed.total,
+    selected: browsed.selected.length,
+    byReason: browsed.byReason,
+    sample: browsed.selected.slice(0, SAMPLE).map((letter) => letter.id),
+    replayed: 0,
+    notFound: 0,
+    stopped: false,
+    ratePerSecond: options.ratePerSecond,
+    keepAttempts: options.keepAttempts ?? false,
+    elapsedMs: 0,
+  };
+  if (report.dryRun || report.selected === 0) return report;
+
+  const selection = new Selection(browsed.selected.map((letter) => letter.id));
+  const pacer = new Pacer(options.ratePerSecond, clock, random);
+  const progress = () =>
+    options.onProgress?.({ selected: report.selected, replayed: report.replayed, startedAt: started });
+  let failure: unknown;
+  const inFlight = new Set<Promise<void>>();
+  let claim: Awaited<ReturnType<DeadLetterBroker['claim']>>;
+  try {
+    claim = await broker.claim(options.signal, { ratePerSecond: options.ratePerSecond });
+  } catch (error) {
+    throw withReport(brokerFailure(error, 'taking the dead letters failed; nothing was changed'), report);
+  }
+  progress();
+  try {
+    while (failure === undefined && selection.size > 0 && !options.signal?.aborted) {
+      const letter = await claim.next();
+      if (!letter) break;
+      if (!selection.take(letter.id)) continue;
+      while (inFlight.size >= broker.maxInFlight) await Promise.race(inFlight);
+      if (failure !== undefined) break;
+      try {
+        await pacer.wait(options.signal);
+      } catch {
+        break; // stopped while waiting for its slot: this one stays dead-lettered
+      }
+      const work = claim.replay(letter, { now: clock.now(), keepAttempts: report.keepAttempts }).then(
+        () => {
+          report.replayed++;
+          progress();
+        },
+        (error: unknown) => {
+          failure ??= error;
+        },
+      );
+      const tracked = work.finally(() => inFlight.delete(tracked));
+      inFlight.add(tracked);
+    }
+  } catch (error) {
+    failure ??= error;
+  }
+  await Promise.all(inFlight);
+  await claim.close().catch((error: unknown) => {
+    failure ??= error;
+  });
+  report.stopped = options.signal?.aborted === true && failure === undefined;
+  report.notFound = report.stopped || failure !== undefined ? 0 : selection.size;
+  report.elapsedMs = clock.now() - started;
+  if (failure !== undefined) {
+    const left = report.selected - report.replayed;
+    throw withReport(
+      brokerFailure(
+        failure,
+        `the replay stopped after ${report.replayed} of ${report.selected}; the other ${left} are still dead-lettered (run it again to go on)`,
+      ),
+      report,
+    );
+  }
+  return report;
+}
+
+function withReport<T extends DeadLetterError>(error: T, report: ReplayReport): T {
+  error.report ??= { ...report };
+  return error;
+}
