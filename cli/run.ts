@@ -1,3 +1,4 @@
+import { DEAD_LETTERS_USAGE, deadLettersCommand } from './commands/dead-letters';
 import { DIFF_USAGE, diffCommand } from './commands/diff';
 import { PLAN_USAGE, planCommand } from './commands/plan';
 import { RENDER_USAGE, renderCommand } from './commands/render';
@@ -17,6 +18,7 @@ const COMMANDS: Record<string, { run: Command; usage: string }> = {
   diff: { run: diffCommand, usage: DIFF_USAGE },
   render: { run: renderCommand, usage: RENDER_USAGE },
   simulate: { run: simulateCommand, usage: SIMULATE_USAGE },
+  'dead-letters': { run: (args, output) => deadLettersCommand(args, output), usage: DEAD_LETTERS_USAGE },
 };
 
 export function usage(): string {

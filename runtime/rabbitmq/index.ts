@@ -8,6 +8,7 @@ export {
   type RabbitHandlerContext,
 } from './consumer';
 export { copyProperties } from './copy';
+export { type RabbitDeadLetterOptions, rabbitMqDeadLetters } from './dead-letters';
 export { declareTopology, deleteTopology } from './declare';
 export {
   consumeWithFailover,

@@ -1,0 +1,121 @@
+import { DeadLetterError, type DeadLetterErrorCode, requireDeadLetters } from '../../runtime/dead-letters';
+import { type DeadLetterArgs, parseDeadLetterArgs } from '../dead-letters/args';
+import { CONNECTORS, type Connectors } from '../dead-letters/connect';
+import { purgeText, replayText } from '../dead-letters/format';
+import { loadPlan } from '../dead-letters/plan-input';
+import { safeText } from '../dead-letters/safe-text';
+import { runVerb } from '../dead-letters/verbs';
+import { EXIT, type Output } from '../output';
+
+export const DEAD_LETTERS_USAGE = `retry-topology dead-letters list|show|replay|purge <policy.yaml|plan.json|-> --target rabbitmq|kafka|servicebus [options]
+
+  The dead letters of one policy on one broker. The file is the policy, or its plan as JSON (the
+  stack's planJson output; - reads stdin); --policy picks one when it holds several.
+  list     counts by reason, error, source and age, oldest and newest    [--format text|json|markdown]
+  show     the messages: headers, dead-letter facts, a safe body preview [--limit N] [--skip N] [--preview BYTES] [--format text|json]
+  replay   back to where they came from, paced, each removed only once its copy is confirmed
+           [--rate 50/s] [--keep-attempts] [--yes]   (without --yes: a dry run)
+  purge    delete them: --yes --expect N [--archive file.jsonl]   (without --yes: a dry run)
+  filters  --reason permanent|exhausted|broker-rejected|unknown  --error <ErrorName>  --id <id>
+           --since <time>  --until <time> (ISO time, or a duration ago: 2h)  --max N
+  connect  RabbitMQ --url or RABBITMQ_URL; Kafka --brokers or KAFKA_BROKERS (--ssl, KAFKA_SASL_*);
+           Service Bus --connection-string or SERVICEBUS_CONNECTION_STRING. Never from the policy.
+  A replay or purge stopped at any point (Ctrl-C, a crash) loses nothing: run it again to go on.`;
+
+/** Exit codes beyond the shared ones: 4 the broker failed or was unreachable, 130 stopped by Ctrl-C. */
+export const DEAD_LETTER_EXIT = { ...EXIT, refused: 1, broker: 4, stopped: 130 } as const;
+
+const EXIT_BY_CODE: Record<DeadLetterErrorCode, number> = {
+  'no-target': EXIT.usage,
+  'no-dead-letters': EXIT.usage,
+  'invalid-plan': EXIT.usage,
+  'invalid-filter': EXIT.usage,
+  'invalid-option': EXIT.usage,
+  'expect-required': EXIT.usage,
+  'archive-invalid': EXIT.usage,
+  'expect-mismatch': DEAD_LETTER_EXIT.refused,
+  'archive-exists': DEAD_LETTER_EXIT.refused,
+  'broker-unreachable': DEAD_LETTER_EXIT.broker,
+  'broker-failed': DEAD_LETTER_EXIT.broker,
+  'archive-failed': DEAD_LETTER_EXIT.broker,
+  'progress-full': DEAD_LETTER_EXIT.broker,
+};
+
+export interface DeadLetterEnvironment {
+  env: NodeJS.ProcessEnv;
+  connectors: Connectors;
+  now(): number;
+  /** A progress bar is drawn only on a terminal. */
+  terminal?: { write(text: string): void };
+  /** Ctrl-C and SIGTERM stop a replay or purge after what is in flight (a second one exits at once). */
+  handleSignals: boolean;
+}
+
+export function processEnvironment(): DeadLetterEnvironment {
+  return {
+    env: process.env,
+    connectors: CONNECTORS,
+    now: () => Date.now(),
+    ...(process.stderr.isTTY
+      ? { terminal: { write: (text: string) => void process.stderr.write(text) } }
+      : {}),
+    handleSignals: true,
+  };
+}
+
+function stopOnSignals(controller: AbortController): () => void {
+  const onSignal = () => {
+    if (controller.signal.aborted) process.exit(DEAD_LETTER_EXIT.stopped);
+    controller.abort(new Error('stopped by a signal'));
+  };
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  return () => {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  };
+}
+
+function printFailure(error: DeadLetterError, args: DeadLetterArgs | undefined, output: Output): number {
+  output.err(`✖ [${error.code}] ${safeText(error.message)}`);
+  const report = error.report;
+  if (report && args) {
+    if (args.format === 'json')
+      output.out(JSON.stringify({ ...report, error: { code: error.code, message: error.message } }, null, 2));
+    else output.err('purged' in report ? purgeText(report) : replayText(report));
+  }
+  return EXIT_BY_CODE[error.code];
+}
+
+export async function deadLettersCommand(
+  argv: string[],
+  output: Output,
+  environment: DeadLetterEnvironment = processEnvironment(),
+): Promise<number> {
+  let args: DeadLetterArgs | undefined;
+  const controller = new AbortController();
+  let release = () => {};
+  try {
+    args = parseDeadLetterArgs(argv, environment.env, environment.now());
+    const plan = await loadPlan(args.input, args.policy, output);
+    if (!plan) return EXIT.invalid;
+    requireDeadLetters(plan, args.target);
+    const opened = await environment.connectors[args.target](plan, args.connection);
+    if (environment.handleSignals) release = stopOnSignals(controller);
+    try {
+      const code = await runVerb(args, plan, opened.commands, output, environment, controller.signal);
+      return controller.signal.aborted && code === EXIT.ok ? DEAD_LETTER_EXIT.stopped : code;
+    } finally {
+      await opened.close();
+    }
+  } catch (error) {
+    if (error instanceof DeadLetterError) {
+      const code = printFailure(error, args, output);
+      if (code === EXIT.usage && !args) output.err(`\n${DEAD_LETTERS_USAGE}`);
+      return code;
+    }
+    throw error;
+  } finally {
+    release();
+  }
+}

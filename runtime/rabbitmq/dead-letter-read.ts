@@ -1,0 +1,67 @@
+import type { Message } from 'amqplib';
+import { contentDigest } from '../dead-letters/digest';
+import { asText, readDeadLetterMetadata, reasonGroup } from '../dead-letters/metadata';
+import type { DeadLetter } from '../dead-letters/types';
+
+interface DeathEntry {
+  reason?: unknown;
+  queue?: unknown;
+  time?: unknown;
+}
+
+/**
+ * The broker's newest dead-lettering (x-death lists newest first, 3.10.8). The runtime's own
+ * dead letters carry no x-death: its copies leave the broker's headers behind.
+ */
+function newestDeath(headers: Record<string, unknown>): DeathEntry | undefined {
+  const deaths = headers['x-death'];
+  return Array.isArray(deaths) && deaths[0] && typeof deaths[0] === 'object'
+    ? (deaths[0] as DeathEntry)
+    : undefined;
+}
+
+/** amqplib hands AMQP timestamps over as `{ '!': 'timestamp', value: seconds }`. */
+function deathTime(time: unknown): number | undefined {
+  const seconds =
+    time !== null && typeof time === 'object' && 'value' in time
+      ? Number((time as { value: unknown }).value)
+      : Number.NaN;
+  return Number.isFinite(seconds) && seconds > 0 ? seconds * 1_000 : undefined;
+}
+
+/** x-delivery-count rises each time a pass gives the message back; it is not part of its identity. */
+const PASS_COUNTED = 'x-delivery-count';
+
+export function readRabbitDeadLetter(message: Message, queue: string): DeadLetter {
+  const { headers: rawHeaders, ...rest } = message.properties;
+  const headers: Record<string, unknown> = { ...(rawHeaders ?? {}) };
+  const properties = Object.fromEntries(Object.entries(rest).filter(([, value]) => value !== undefined));
+  const metadata = readDeadLetterMetadata((name) => headers[name]);
+  const death = metadata.reason ? undefined : newestDeath(headers);
+  const brokerReason = death ? asText(death.reason) : undefined;
+  const { [PASS_COUNTED]: _counted, ...identity } = headers;
+  const letter: DeadLetter = {
+    id: contentDigest(properties, identity, message.content),
+    location: queue,
+    reason: reasonGroup(metadata, brokerReason),
+    replays: metadata.replays,
+    headers,
+    properties,
+    body: message.content,
+  };
+  const messageId = asText(properties.messageId);
+  const optional = {
+    messageId,
+    brokerReason,
+    errorName: metadata.errorName,
+    errorMessage: metadata.errorMessage,
+    attempt: metadata.attempt,
+    attemptInvalid: metadata.attemptInvalid,
+    source: metadata.source ?? (death ? asText(death.queue) : undefined),
+    firstFailureAt: metadata.firstFailureAt,
+    deadLetteredAt: metadata.deadLetteredAt ?? (death ? deathTime(death.time) : undefined),
+  };
+  for (const [key, value] of Object.entries(optional))
+    if (value !== undefined) Object.assign(letter, { [key]: value });
+  return letter;
+}
