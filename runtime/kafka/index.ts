@@ -13,6 +13,8 @@ export type {
   OutgoingMessage,
   ProducerLike,
 } from './contract';
+export type { DeadLetterConsumer } from './dead-letter-pass';
+export { type KafkaDeadLetterAdmin, type KafkaDeadLetterOptions, kafkaDeadLetters } from './dead-letters';
 export { type DeclaredTopology, declareKafkaTopology } from './declare';
 export { type DueReading, dueAt } from './due';
 export { KafkaRetryError, type KafkaRetryErrorCode } from './errors';
