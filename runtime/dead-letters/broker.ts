@@ -32,14 +32,20 @@ export interface ReplayCopyOptions {
   keepAttempts: boolean;
 }
 
+export type Settled = 'done' | 'released';
+
 /** One pass that holds dead letters (unacked, peek-locked, or not yet committed past). */
 export interface Claim {
   /** The next dead letter, held until settled or until the claim closes; undefined at the end. */
   next(): Promise<DeadLetter | undefined>;
-  /** Sends the copy, waits until the broker confirms it, then removes (Kafka: marks) the original. */
-  replay(letter: DeadLetter, options: ReplayCopyOptions): Promise<void>;
-  /** Removes the original (Kafka: marks it purged). */
-  remove(letter: DeadLetter): Promise<void>;
+  /**
+   * Sends the copy, waits until the broker confirms it, then removes (Kafka: marks) the original.
+   * `released` means nothing was sent and the dead letter is back where it was (a Service Bus
+   * lock ran out before its turn): it may come again in this claim.
+   */
+  replay(letter: DeadLetter, options: ReplayCopyOptions): Promise<Settled>;
+  /** Removes the original (Kafka: marks it purged); `released` as for replay. */
+  remove(letter: DeadLetter): Promise<Settled>;
   /** Gives back everything still held, untouched. */
   close(): Promise<void>;
 }

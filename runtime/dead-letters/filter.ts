@@ -73,6 +73,12 @@ export class Selection {
     return true;
   }
 
+  /** Gives one of `id` back: it was taken, but not acted on. */
+  putBack(id: string): void {
+    this.left.set(id, (this.left.get(id) ?? 0) + 1);
+    this.remaining++;
+  }
+
   get size(): number {
     return this.remaining;
   }

@@ -3,7 +3,7 @@
  * broker's adapter implements (runtime/rabbitmq, runtime/kafka, runtime/servicebus).
  */
 export { ARCHIVE_FORMAT, type ArchivedDeadLetter, readArchive, writeArchive } from './archive';
-export type { Claim, DeadLetterBroker, ReplayCopyOptions } from './broker';
+export type { Claim, DeadLetterBroker, ReplayCopyOptions, Settled } from './broker';
 export { DeadLetterError, type DeadLetterErrorCode } from './errors';
 export { type DeadLetterFilter, matches } from './filter';
 export { deadLetterLocations, deadLetterSubqueue, replayGroupOf, requireDeadLetters } from './locations';

@@ -94,7 +94,10 @@ export async function purgeDeadLetters(
       const letter = await claim.next();
       if (!letter) break;
       if (!selection.take(letter.id)) continue;
-      await claim.remove(letter);
+      if ((await claim.remove(letter)) === 'released') {
+        selection.putBack(letter.id);
+        continue;
+      }
       report.purged++;
       options.onProgress?.({ selected: report.selected, purged: report.purged });
     }

@@ -120,7 +120,11 @@ export async function replayDeadLetters(
         break; // stopped while waiting for its slot: this one stays dead-lettered
       }
       const work = claim.replay(letter, { now: clock.now(), keepAttempts: report.keepAttempts }).then(
-        () => {
+        (settled) => {
+          if (settled === 'released') {
+            selection.putBack(letter.id);
+            return;
+          }
           report.replayed++;
           progress();
         },

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { KafkaPlan, RetryPlan } from '../../policy/plan/types';
 import type { Clock, Random } from '../clock';
-import type { Claim, DeadLetterBroker, ReplayCopyOptions } from '../dead-letters/broker';
+import type { Claim, DeadLetterBroker, ReplayCopyOptions, Settled } from '../dead-letters/broker';
 import { DeadLetterError } from '../dead-letters/errors';
 import { replayGroupOf, requireDeadLetters } from '../dead-letters/locations';
 import { replayedHeaders } from '../dead-letters/metadata';
@@ -136,7 +136,11 @@ export function kafkaDeadLetters(plan: RetryPlan, options: KafkaDeadLetterOption
       const held = new WeakMap<DeadLetter, PassItem>();
       let current: PassItem | undefined;
 
-      async function markDone(letter: DeadLetter, kind: 'replayed' | 'purged', send?: () => Promise<void>) {
+      async function markDone(
+        letter: DeadLetter,
+        kind: 'replayed' | 'purged',
+        send?: () => Promise<void>,
+      ): Promise<Settled> {
         const item = held.get(letter);
         if (!item)
           throw new DeadLetterError('invalid-option', 'that dead letter was not taken by this claim');
@@ -154,6 +158,7 @@ export function kafkaDeadLetters(plan: RetryPlan, options: KafkaDeadLetterOption
         ]);
         progress.set(item.partition, next.progress);
         item.settle();
+        return 'done';
       }
 
       const claim: Claim = {

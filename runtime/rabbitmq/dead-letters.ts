@@ -113,10 +113,12 @@ export function rabbitMqDeadLetters(plan: RetryPlan, options: RabbitDeadLetterOp
           await publishConfirmed(channel, '', mainQueue, message.content, properties);
           channel.ack(message);
           reader.settledOne();
+          return 'done';
         },
         async remove(letter) {
           channel.ack(take(letter));
           reader.settledOne();
+          return 'done';
         },
         async close() {
           await reader.stop();

@@ -39,11 +39,20 @@ export interface ServiceBusDeadLetterOptions {
 
 type Long = NonNullable<ServiceBusReceivedMessage['sequenceNumber']>;
 
+interface Held {
+  message: ServiceBusReceivedMessage;
+  receiver: DeadLetterReceiver;
+  /** The sequence numbers its subqueue has handed over in this claim. */
+  known: Set<string>;
+}
+
 const PEEK_PAGE = 100;
 const DEFAULT_RECEIVE_WAIT_MS = 3_000;
 /** A lock with less than this left is renewed before the copy is sent, so complete finds it held. */
 const LOCK_MARGIN_MS = 10_000;
 const MAX_BATCH = 50;
+/** When the command says no rate (a purge settles as fast as the broker answers). */
+const DEFAULT_RATE = 100;
 
 /** Sequence number 0, as the SDK's own Long (loaded only when the SDK is in use). */
 function firstSequence(): Long {
@@ -109,61 +118,73 @@ export function serviceBusDeadLetters(plan: RetryPlan, options: ServiceBusDeadLe
       }
     },
     async claim(_signal, hint) {
-      // Each message of a batch waits its turn under the pacer holding its lock: keep a batch
-      // to what the pacer gets through in a quarter of the lock.
-      const rate = hint?.ratePerSecond ?? 10;
-      const batch = Math.max(1, Math.min(MAX_BATCH, Math.floor((rate * serviceBus.lockDurationMs) / 4_000)));
-      const held = new Map<
-        DeadLetter,
-        { message: ServiceBusReceivedMessage; receiver: DeadLetterReceiver }
-      >();
-      const passedOver: Array<{ message: ServiceBusReceivedMessage; receiver: DeadLetterReceiver }> = [];
+      const rate = hint?.ratePerSecond ?? DEFAULT_RATE;
+      // Each message of a batch waits its turn under the pacer holding its lock: a batch is what
+      // the pacer gets through in a quarter of the lock (the plan's, or the shorter one seen).
+      let lockMs = serviceBus.lockDurationMs;
+      const batchSize = () => Math.max(1, Math.min(MAX_BATCH, Math.floor((rate * lockMs) / 4_000)));
+      const held = new Map<DeadLetter, Held>();
+      const passedOver: Held[] = [];
       const buffered: DeadLetter[] = [];
-      let index = 0;
       const seen = sources.map(() => new Set<string>());
+      let index = 0;
 
       async function fill(): Promise<void> {
         while (buffered.length === 0 && index < sources.length) {
           const source = sources[index] as (typeof sources)[number];
-          const received = await source.receiver.receiveMessages(batch, { maxWaitTimeInMs: waitMs });
+          const known = seen[index] as Set<string>;
+          const asked = clock.now();
+          const received = await source.receiver.receiveMessages(batchSize(), { maxWaitTimeInMs: waitMs });
           let fresh = 0;
           for (const message of received) {
+            const until = message.lockedUntilUtc?.getTime();
+            if (until !== undefined && until > asked) lockMs = Math.min(lockMs, until - asked);
             const sequence = String(message.sequenceNumber);
-            const known = seen[index] as Set<string>;
             if (known.has(sequence)) {
               // Its lock ran out while passed over and it came back: hold it again, once.
-              passedOver.push({ message, receiver: source.receiver });
+              passedOver.push({ message, receiver: source.receiver, known });
               continue;
             }
             known.add(sequence);
             fresh++;
             const letter = readServiceBusDeadLetter(message, source);
-            held.set(letter, { message, receiver: source.receiver });
+            held.set(letter, { message, receiver: source.receiver, known });
             buffered.push(letter);
           }
           if (fresh === 0) index++;
         }
       }
 
-      async function heldFor(letter: DeadLetter) {
+      /** The held message with a lock that outlasts the next calls; undefined when the lock is gone. */
+      async function locked(letter: DeadLetter): Promise<Held | undefined> {
         const entry = held.get(letter);
         if (!entry)
           throw new DeadLetterError('invalid-option', 'that dead letter was not taken by this claim');
         held.delete(letter);
         const left = (entry.message.lockedUntilUtc?.getTime() ?? 0) - clock.now();
-        if (left < LOCK_MARGIN_MS) await entry.receiver.renewMessageLock(entry.message);
-        return entry;
+        if (left >= LOCK_MARGIN_MS) return entry;
+        try {
+          await entry.receiver.renewMessageLock(entry.message);
+          return entry;
+        } catch {
+          // The lock ran out before its turn: the broker has it back, untouched. Forget it was
+          // seen, so this pass can take it again.
+          entry.known.delete(String(entry.message.sequenceNumber));
+          if (index > sources.findIndex((source) => source.receiver === entry.receiver))
+            index = sources.findIndex((source) => source.receiver === entry.receiver);
+          return undefined;
+        }
       }
 
       const claim: Claim = {
         async next() {
           await fill();
-          const letter = buffered.shift();
-          if (!letter) return undefined;
-          return letter;
+          return buffered.shift();
         },
         async replay(letter, copy) {
-          const { message, receiver } = await heldFor(letter);
+          const entry = await locked(letter);
+          if (!entry) return 'released';
+          const { message, receiver } = entry;
           const out = retryCopy(message, {
             attemptProperty: serviceBus.attemptProperty,
             attempt: 1,
@@ -174,11 +195,15 @@ export function serviceBusDeadLetters(plan: RetryPlan, options: ServiceBusDeadLe
             replays: letter.replays,
           }) as NonNullable<typeof out.applicationProperties>;
           await options.sender.sendMessages(out);
+          // A lost lock from here on leaves the dead letter and its copy: a duplicate, never a loss.
           await receiver.completeMessage(message);
+          return 'done';
         },
         async remove(letter) {
-          const { message, receiver } = await heldFor(letter);
-          await receiver.completeMessage(message);
+          const entry = await locked(letter);
+          if (!entry) return 'released';
+          await entry.receiver.completeMessage(entry.message);
+          return 'done';
         },
         async close() {
           const rest = [...held.values(), ...passedOver];

@@ -26,16 +26,21 @@ export class FakeClock implements Clock {
   sleep(ms: number, signal?: AbortSignal): Promise<void> {
     return new Promise((resolve, reject) => {
       if (signal?.aborted) return reject(signal.reason);
-      const timer: Timer = { at: this.current + Math.max(0, ms), seq: this.seq++, resolve };
-      this.timers.push(timer);
-      signal?.addEventListener(
-        'abort',
-        () => {
-          this.timers = this.timers.filter((each) => each !== timer);
-          reject(signal.reason);
+      const onAbort = () => {
+        this.timers = this.timers.filter((each) => each !== timer);
+        reject(signal?.reason);
+      };
+      const timer: Timer = {
+        at: this.current + Math.max(0, ms),
+        seq: this.seq++,
+        resolve: () => {
+          // As the system clock does: a finished sleep leaves no listener on the signal.
+          signal?.removeEventListener('abort', onAbort);
+          resolve();
         },
-        { once: true },
-      );
+      };
+      this.timers.push(timer);
+      signal?.addEventListener('abort', onAbort, { once: true });
     });
   }
 

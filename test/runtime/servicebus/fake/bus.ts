@@ -1,6 +1,6 @@
 import type { ServiceBusMessage } from '@azure/service-bus';
 import type { FakeClock } from '../../../support/fake-clock';
-import { type EntityOptions, FakeEntity } from './entity';
+import { DEAD_LETTER_SUFFIX, type EntityOptions, FakeEntity } from './entity';
 import { FakeReceiver } from './receiver';
 import { FakeSender } from './sender';
 
@@ -36,9 +36,17 @@ export class FakeServiceBus {
   }
 
   entity(path: string): FakeEntity {
-    const entity = this.entities.get(path.toLowerCase());
-    if (!entity) throw new Error(`no entity ${path}`);
-    return entity;
+    const lower = path.toLowerCase();
+    const subqueue = lower.endsWith(DEAD_LETTER_SUFFIX.toLowerCase());
+    const entity = this.entities.get(subqueue ? lower.slice(0, -DEAD_LETTER_SUFFIX.length) : lower);
+    const found = subqueue ? entity?.deadLetterQueue : entity;
+    if (!found) throw new Error(`no entity ${path}`);
+    return found;
+  }
+
+  /** A receiver on an entity's dead-letter subqueue, as `createReceiver(..., { subQueueType: 'deadLetter' })`. */
+  deadLetterReceiver(path: string): FakeReceiver {
+    return this.receiver(`${path}${DEAD_LETTER_SUFFIX}`);
   }
 
   receiver(path: string): FakeReceiver {

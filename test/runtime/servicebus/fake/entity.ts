@@ -25,6 +25,9 @@ export interface EntityOptions {
   maxDeliveryCount?: number;
 }
 
+/** The SDK's path of an entity's dead-letter subqueue (`subQueueType: 'deadLetter'`). */
+export const DEAD_LETTER_SUFFIX = '/$DeadLetterQueue';
+
 /**
  * DeadLetterReason and DeadLetterErrorDescription limit, as the .NET SDK enforces it and
  * @azure/core-amqp declares it (Constants.maxDeadLetterReasonLength); the fake refuses longer text.
@@ -37,6 +40,11 @@ export const FAKE_DEAD_LETTER_LIMIT = 4_096;
  */
 export class FakeEntity {
   readonly active: Stored[] = [];
+  /**
+   * The dead-letter subqueue, a receivable entity of its own (peek, peek-lock, complete, abandon,
+   * lock expiry). It has no subqueue itself and never dead-letters: MaxDeliveryCount does not apply.
+   */
+  readonly deadLetterQueue: FakeEntity | undefined;
   readonly completed: Stored[] = [];
   readonly deadLetters: DeadLettered[] = [];
   /** Every lock that expired while its message was unsettled. */
@@ -53,9 +61,23 @@ export class FakeEntity {
     readonly path: string,
     private readonly clock: FakeClock,
     options: EntityOptions = {},
+    isDeadLetterQueue = false,
   ) {
     this.lockDurationMs = options.lockDurationMs ?? 60_000;
-    this.maxDeliveryCount = options.maxDeliveryCount ?? 10;
+    this.maxDeliveryCount = isDeadLetterQueue ? Number.POSITIVE_INFINITY : (options.maxDeliveryCount ?? 10);
+    this.deadLetterQueue = isDeadLetterQueue
+      ? undefined
+      : new FakeEntity(`${path}${DEAD_LETTER_SUFFIX}`, clock, { lockDurationMs: this.lockDurationMs }, true);
+  }
+
+  /** Every message the entity holds, available or locked, from `from` on in sequence order (peek). */
+  peek(from: number, max: number): ServiceBusReceivedMessage[] {
+    const held = [...this.active, ...[...this.locks.values()].map((lock) => lock.stored)];
+    return held
+      .filter((stored) => stored.sequenceNumber >= from)
+      .sort((a, b) => a.sequenceNumber - b.sequenceNumber)
+      .slice(0, max)
+      .map((stored) => received(stored, { token: '', until: 0 }));
   }
 
   enqueue(stored: Stored): void {
@@ -172,6 +194,19 @@ export class FakeEntity {
     stored: Stored,
     why: { reason: string | undefined; description: string | undefined; properties: Record<string, unknown> },
   ): void {
+    // The subqueue keeps the message's sequence number and enqueued time; the properties given
+    // to deadLetterMessage become application properties.
+    this.deadLetterQueue?.enqueue({
+      ...stored,
+      sent: {
+        ...stored.sent,
+        applicationProperties: {
+          ...stored.sent.applicationProperties,
+          ...(why.properties as NonNullable<typeof stored.sent.applicationProperties>),
+        },
+      },
+      deadLetter: { reason: why.reason, description: why.description },
+    });
     this.deadLetters.push({
       messageId: stored.sent.messageId,
       body: stored.sent.body,

@@ -7,6 +7,8 @@ export interface Stored {
   sent: ServiceBusMessage;
   enqueuedAt: number;
   deliveryCount: number;
+  /** Set when the message sits in a dead-letter subqueue: what the broker says about it. */
+  deadLetter?: { reason: string | undefined; description: string | undefined };
 }
 
 /** The wire: a received message never shares objects with what was sent. */
@@ -14,15 +16,21 @@ export function encode(message: ServiceBusMessage): ServiceBusMessage {
   return structuredClone(message);
 }
 
-/** A real ServiceBusReceivedMessage, every required field set, as the SDK hands it over. */
+/**
+ * A real ServiceBusReceivedMessage, every required field set, as the SDK hands it over. A peeked
+ * message (token "") has no lock.
+ */
 export function received(stored: Stored, lock: { token: string; until: number }): ServiceBusReceivedMessage {
   const sent = encode(stored.sent);
   const applicationProperties = sent.applicationProperties ?? {};
   return {
     ...sent,
     applicationProperties,
-    lockToken: lock.token,
-    lockedUntilUtc: new Date(lock.until),
+    ...(lock.token ? { lockToken: lock.token, lockedUntilUtc: new Date(lock.until) } : {}),
+    ...(stored.deadLetter?.reason === undefined ? {} : { deadLetterReason: stored.deadLetter.reason }),
+    ...(stored.deadLetter?.description === undefined
+      ? {}
+      : { deadLetterErrorDescription: stored.deadLetter.description }),
     deliveryCount: stored.deliveryCount,
     enqueuedTimeUtc: new Date(stored.enqueuedAt),
     sequenceNumber: long(stored.sequenceNumber),

@@ -1,5 +1,6 @@
 import type {
   MessageHandlers,
+  PeekMessagesOptions,
   ReceiveMessagesOptions,
   ServiceBusReceivedMessage,
   ServiceBusReceiver,
@@ -9,11 +10,12 @@ import type { FakeClock } from '../../../support/fake-clock';
 import type { FakeEntity } from './entity';
 
 type Settling = 'completeMessage' | 'abandonMessage' | 'deadLetterMessage' | 'renewMessageLock';
+type Crashing = Settling | 'receiveMessages';
 
 /** The receiver methods the wrapper uses, typed by the SDK: the same Picks the wrapper depends on. */
 export type FakeReceiverContract = Pick<
   ServiceBusReceiver,
-  'entityPath' | 'receiveMode' | 'receiveMessages' | 'subscribe' | Settling
+  'entityPath' | 'receiveMode' | 'receiveMessages' | 'peekMessages' | 'subscribe' | Settling
 >;
 
 /** Never settles: what a caller sees from a process that died. */
@@ -29,7 +31,11 @@ export class FakeReceiver implements FakeReceiverContract {
   /** Calls made, in order, for tests that assert what the wrapper did. */
   readonly calls: Array<{ method: Settling; messageId: unknown; at: number }> = [];
   private crashed = false;
-  private crashOn: Settling | undefined;
+  private crashOn: Crashing | undefined;
+  /** Calls of `crashOn` still allowed before the crash. */
+  private crashAfter = 0;
+  /** Where the next peek without fromSequenceNumber starts, as the SDK's peek cursor. */
+  private peekFrom = 0;
   private failures = new Map<Settling, Error>();
   /** Messages this receiver holds a lock on and has not settled. */
   private readonly unsettled = new Set<string>();
@@ -43,9 +49,31 @@ export class FakeReceiver implements FakeReceiverContract {
     return this.entity.path;
   }
 
-  /** The process dies when it next calls `method`: that call and every later one never return. */
-  crashWhenCalling(method: Settling): void {
+  /**
+   * The process dies when it next calls `method` (after `after` more calls of it succeed): that
+   * call and every later one never return.
+   */
+  crashWhenCalling(method: Crashing, options: { after?: number } = {}): void {
     this.crashOn = method;
+    this.crashAfter = options.after ?? 0;
+  }
+
+  /** True once the receiver's process has died. */
+  get isCrashed(): boolean {
+    return this.crashed;
+  }
+
+  async peekMessages(
+    maxMessageCount: number,
+    options?: PeekMessagesOptions,
+  ): Promise<ServiceBusReceivedMessage[]> {
+    if (this.crashed) return never();
+    const from =
+      options?.fromSequenceNumber === undefined ? this.peekFrom : Number(options.fromSequenceNumber);
+    const page = this.entity.peek(from, maxMessageCount);
+    const last = page[page.length - 1]?.sequenceNumber;
+    if (last !== undefined) this.peekFrom = Number(last) + 1;
+    return page;
   }
 
   /** The next call to `method` fails with `error`, as a broker or network failure would. */
@@ -57,7 +85,7 @@ export class FakeReceiver implements FakeReceiverContract {
     maxMessageCount: number,
     options?: ReceiveMessagesOptions,
   ): Promise<ServiceBusReceivedMessage[]> {
-    if (this.crashed) return never();
+    if (this.crashed || this.crashes('receiveMessages')) return never();
     if (this.entity.active.length === 0) await this.waitForMessage(options);
     const out: ServiceBusReceivedMessage[] = [];
     while (out.length < maxMessageCount) {
@@ -120,6 +148,13 @@ export class FakeReceiver implements FakeReceiverContract {
     });
   }
 
+  private crashes(method: Crashing): boolean {
+    if (this.crashOn !== method) return false;
+    if (this.crashAfter-- > 0) return false;
+    this.crashed = true;
+    return true;
+  }
+
   private async dispatch(
     handlers: MessageHandlers,
     message: ServiceBusReceivedMessage,
@@ -150,11 +185,7 @@ export class FakeReceiver implements FakeReceiverContract {
   }
 
   private async call<T>(method: Settling, message: ServiceBusReceivedMessage, action: () => T): Promise<T> {
-    if (this.crashed) return never();
-    if (this.crashOn === method) {
-      this.crashed = true;
-      return never();
-    }
+    if (this.crashed || this.crashes(method)) return never();
     this.calls.push({ method, messageId: message.messageId, at: this.clock.now() });
     const failure = this.failures.get(method);
     if (failure) {

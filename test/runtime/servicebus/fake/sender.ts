@@ -18,7 +18,12 @@ export interface Delivery {
 export class FakeSender implements FakeSenderContract {
   /** Every accepted schedule call: the copy as sent and when it is due. */
   readonly scheduled: Array<{ message: ServiceBusMessage; at: Date; sequenceNumber: number }> = [];
+  /** Every message accepted by sendMessages, as sent. */
+  readonly sent: ServiceBusMessage[] = [];
   private refusal: Error | undefined;
+  private crashAfter: number | undefined;
+  /** True once a send hit the crash set by crashWhenSending. */
+  isCrashed = false;
 
   constructor(
     readonly entityPath: string,
@@ -34,8 +39,20 @@ export class FakeSender implements FakeSenderContract {
     this.refusal = undefined;
   }
 
+  /** The process dies on a later send: after `after` more sends succeed, sends never return. */
+  crashWhenSending(options: { after?: number } = {}): void {
+    this.crashAfter = options.after ?? 0;
+  }
+
   async sendMessages(...[messages]: Arg<'sendMessages'>): Promise<void> {
-    for (const message of this.plain(messages)) this.delivery.send(encode(message));
+    if (this.crashAfter !== undefined && this.crashAfter-- <= 0) {
+      this.isCrashed = true;
+      return new Promise<void>(() => {});
+    }
+    for (const message of this.plain(messages)) {
+      this.delivery.send(encode(message));
+      this.sent.push(encode(message));
+    }
   }
 
   async scheduleMessages(...[messages, at]: Arg<'scheduleMessages'>): Promise<Long[]> {
