@@ -1,0 +1,170 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { type DeadLetterEnvironment, deadLettersCommand } from '../../cli/commands/dead-letters';
+import { CONNECTORS, type Connectors } from '../../cli/dead-letters/connect';
+import { derivePlan, loadPolicyFiles } from '../../policy';
+import { deadLetterCommands } from '../../runtime/dead-letters';
+import { MemoryBroker } from '../runtime/dead-letters/memory-broker';
+
+async function run(argv: string[], environment: Partial<DeadLetterEnvironment> = {}) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await deadLettersCommand(
+    argv,
+    { out: (text) => out.push(text), err: (text) => err.push(text) },
+    {
+      env: {},
+      connectors: CONNECTORS,
+      now: () => Date.UTC(2026, 0, 1),
+      handleSignals: false,
+      ...environment,
+    },
+  );
+  return { code, out: out.join(''), err: err.join('\n') };
+}
+
+function tempFile(name: string, text: string): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'rt-dl-cli-')), name);
+  writeFileSync(file, text);
+  return file;
+}
+
+async function billingPlan() {
+  const { policies } = await loadPolicyFiles(['policies/billing.yaml']);
+  return derivePlan((policies[0] as NonNullable<(typeof policies)[0]>).policy);
+}
+
+/** A coded error on stderr, no stack trace, and the exit code for its kind. */
+function expectCoded(result: { code: number; err: string }, code: string, exit: number) {
+  expect(result.err).toContain(`[${code}]`);
+  expect(result.err).not.toMatch(/\n\s+at /);
+  expect(result.code).toBe(exit);
+}
+
+describe('dead-letters: bad input gets a coded error and changes nothing', () => {
+  it('an unknown target', async () => {
+    expectCoded(await run(['list', 'policies/billing.yaml', '--target', 'sqs']), 'no-target', 2);
+  });
+
+  it('a plan without the target, and a plan without dead letters', async () => {
+    const plan = await billingPlan();
+    const kafkaOnly = tempFile(
+      'plan.json',
+      JSON.stringify({ ...plan, targets: { kafka: plan.targets.kafka } }),
+    );
+    const noTarget = await run(['list', kafkaOnly, '--target', 'rabbitmq', '--url', 'amqp://127.0.0.1:1']);
+    expectCoded(noTarget, 'no-target', 2);
+    expect(noTarget.err).toContain('(it has: kafka)');
+
+    const { deadLetterQueue: _dropped, ...rabbit } = plan.targets.rabbitmq as NonNullable<
+      typeof plan.targets.rabbitmq
+    >;
+    const noDeadLetters = tempFile('plan.json', JSON.stringify({ ...plan, targets: { rabbitmq: rabbit } }));
+    expectCoded(
+      await run(['list', noDeadLetters, '--target', 'rabbitmq', '--url', 'amqp://127.0.0.1:1']),
+      'no-dead-letters',
+      2,
+    );
+  });
+
+  it('a file that is not a plan, and a policy file with errors', async () => {
+    expectCoded(
+      await run(['list', tempFile('x.json', '{"hello": 1}'), '--target', 'kafka']),
+      'invalid-plan',
+      2,
+    );
+    expectCoded(
+      await run(['list', tempFile('x.json', '{"hello": '), '--target', 'kafka']),
+      'invalid-plan',
+      2,
+    );
+    const broken = await run([
+      'list',
+      tempFile('p.yaml', 'apiVersion: retry-topology/v1\nkind: RetryPolicy\n'),
+      '--target',
+      'kafka',
+    ]);
+    expect(broken.code).toBe(1);
+    expect(broken.err).toContain('p.yaml');
+  });
+
+  it('filters and options it cannot read', async () => {
+    const base = ['replay', 'policies/billing.yaml', '--target', 'rabbitmq', '--url', 'amqp://127.0.0.1:1'];
+    expectCoded(await run([...base, '--reason', 'sad']), 'invalid-filter', 2);
+    expectCoded(await run([...base, '--since', 'yesterday']), 'invalid-filter', 2);
+    expectCoded(await run([...base, '--rate', '0/s']), 'invalid-option', 2);
+    expectCoded(await run([...base, '--max', '0']), 'invalid-option', 2);
+    expectCoded(await run(['list', 'policies/billing.yaml', '--target', 'rabbitmq']), 'invalid-option', 2);
+  });
+
+  it('a broker that cannot be reached', async () => {
+    const rabbit = await run([
+      'list',
+      'policies/billing.yaml',
+      '--target',
+      'rabbitmq',
+      '--url',
+      'amqp://guest:guest@127.0.0.1:1',
+    ]);
+    expectCoded(rabbit, 'broker-unreachable', 4);
+    expect(rabbit.err).toContain('nothing was changed');
+    const kafka = await run([
+      'list',
+      'policies/billing.yaml',
+      '--target',
+      'kafka',
+      '--brokers',
+      '127.0.0.1:1',
+    ]);
+    expectCoded(kafka, 'broker-unreachable', 4);
+  }, 60_000);
+
+  it('a RabbitMQ URL that names another vhost than the plan', async () => {
+    expectCoded(
+      await run([
+        'list',
+        'policies/billing.yaml',
+        '--target',
+        'rabbitmq',
+        '--url',
+        'amqp://127.0.0.1:1/other',
+      ]),
+      'invalid-option',
+      2,
+    );
+  });
+});
+
+describe('dead-letters output is safe to print', () => {
+  const hostile = '\u001b]0;pwned\u0007\u001b[2J\u202eevil';
+  const broker = new MemoryBroker().add(1, () => ({
+    reason: 'permanent',
+    errorName: `Evil${hostile}`,
+    errorMessage: `boom ${hostile}`,
+    messageId: `id${hostile}`,
+    headers: { [`x-${hostile}`]: `v${hostile}` },
+    body: Buffer.from(`{"note":"${hostile}"}`),
+    deadLetteredAt: Date.UTC(2025, 11, 31),
+  }));
+  const connectors = {
+    rabbitmq: async () => ({ commands: deadLetterCommands(broker), close: async () => {} }),
+  } as unknown as Connectors;
+  const args = ['policies/billing.yaml', '--target', 'rabbitmq'];
+
+  it('escapes control and bidirectional characters in list, show and markdown', async () => {
+    for (const argv of [
+      ['list', ...args],
+      ['show', ...args],
+      ['list', ...args, '--format', 'markdown'],
+    ]) {
+      const result = await run(argv, { connectors });
+      expect(result.code, result.err).toBe(0);
+      expect([...result.out].filter((char) => ['\u0007', '\u001b', '\u202e'].includes(char))).toEqual([]);
+      expect(result.out).toContain('\\x1b]0;pwned\\x07');
+    }
+    const markdown = await run(['list', ...args, '--format', 'markdown'], { connectors });
+    expect(markdown.out).toContain('`Evil\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil`');
+  });
+});

@@ -1,0 +1,65 @@
+import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../../cli/simulate/prng';
+import { Pacer } from '../../../runtime/dead-letters';
+import { fasterThan } from '../../integration/dead-letters/mix';
+import { FakeClock } from '../../support/fake-clock';
+
+async function paced(
+  count: number,
+  perSecond: number,
+  random: () => number,
+  work?: (index: number, clock: FakeClock) => Promise<void>,
+) {
+  const clock = new FakeClock(0);
+  const pacer = new Pacer(perSecond, clock, random);
+  const times: number[] = [];
+  const run = (async () => {
+    for (let index = 0; index < count; index++) {
+      await pacer.wait();
+      times.push(clock.now());
+      await work?.(index, clock);
+    }
+  })();
+  let done = false;
+  void run.then(() => {
+    done = true;
+  });
+  while (!done) await clock.advance(1);
+  return times;
+}
+
+describe('Pacer', () => {
+  it('without jitter drawn (random 0) sends one per slot from the start', async () => {
+    expect(await paced(5, 10, () => 0)).toEqual([0, 100, 200, 300, 400]);
+  });
+
+  it('puts each message at a random point of its own slot: the mean rate holds and no window runs faster', async () => {
+    const times = await paced(500, 50, mulberry32(7));
+    // Slot i is [20 i, 20 (i + 1)) ms: every message inside its own.
+    times.forEach((at, index) => {
+      expect(at).toBeGreaterThanOrEqual(index * 20);
+      expect(at).toBeLessThanOrEqual((index + 1) * 20);
+    });
+    expect(fasterThan(times, 50, 0)).toEqual([]);
+    // Jittered: the gaps are not all equal.
+    const gaps = new Set(times.slice(1).map((at, index) => at - (times[index] as number)));
+    expect(gaps.size).toBeGreaterThan(10);
+  });
+
+  it('does not catch up with a burst after a slow send', async () => {
+    const times = await paced(
+      6,
+      10,
+      () => 0,
+      async (index, clock) => {
+        if (index === 1) await clock.sleep(1_000); // the broker took a second to confirm
+      },
+    );
+    // After the stall the next slot starts when the stall ends, not three slots back.
+    expect(times).toEqual([0, 100, 1_100, 1_200, 1_300, 1_400]);
+  });
+
+  it('refuses a rate of 0 or less', () => {
+    expect(() => new Pacer(0, new FakeClock(), Math.random)).toThrow(RangeError);
+  });
+});
