@@ -8,6 +8,26 @@ export { AttemptTimeoutError, type CallRetryOptions, callWithRetry } from './cal
 export { type Classified, classify, type FailureKind } from './classify';
 export { type Clock, mathRandom, type Random, systemClock } from './clock';
 export { type DeadLetterInfo, deadLetterHeaders, describeError, HEADERS } from './dead-letter';
+export {
+  ARCHIVE_FORMAT,
+  type ArchivedDeadLetter,
+  type DeadLetter,
+  DeadLetterError,
+  type DeadLetterErrorCode,
+  type DeadLetterFilter,
+  type DeadLetterLocation,
+  type DeadLetterReasonGroup,
+  type DeadLetterSummary,
+  type DeadLetters,
+  deadLetterLocations,
+  type PurgeOptions,
+  type PurgeReport,
+  REPLAY_HEADERS,
+  type ReplayOptions,
+  type ReplayProgress,
+  type ReplayReport,
+  readArchive,
+} from './dead-letters';
 export { type DeadLetterReason, type Decision, type DecisionInput, decide, type TargetRules } from './decide';
 export { PermanentError, RetryTopologyError, type RuntimeErrorCode, TransientError } from './errors';
 export { createMetrics, type MeterLike, noMetrics, type RetryMetrics } from './metrics';
