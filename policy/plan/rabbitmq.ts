@@ -1,3 +1,4 @@
+import { parseVersion, versionAtLeast } from '../broker-version';
 import type { Policy, RabbitTarget } from '../types';
 import { rabbitNames } from './names';
 import { QUORUM_REPLICAS_ARGUMENT, quorumReplication } from './replication';
@@ -139,7 +140,14 @@ export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: numbe
   }
   // The dead-letter queue is never bounded and never expires messages: it is where nothing is lost.
   // Its own policy also keeps a broad operator policy (say `.*` with drop-head) from applying.
-  addQueue({ name: names.deadLetterQueue, role: 'dead-letter' }, { overflow: 'reject-publish' });
+  // From 4.0 a quorum queue has a delivery limit of 20 by default, and on 4.0.5 every message given
+  // back with basic.nack(requeue) counts: reading the dead letters (which RabbitMQ can only do by
+  // taking and giving back) dropped each one on the 21st read, as it has no dead-letter exchange of
+  // its own. -1 turns the limit off (4.0.5, 4.3.6); 3.10.8 refuses -1 and has no default limit.
+  const deadLetterDefinition: Record<string, string | number> = { overflow: 'reject-publish' };
+  if (versionAtLeast(parseVersion(target.brokerVersion) ?? [], [4, 0]))
+    deadLetterDefinition['delivery-limit'] = -1;
+  addQueue({ name: names.deadLetterQueue, role: 'dead-letter' }, deadLetterDefinition);
 
   const usesRetryExchange = target.mode !== 'quorum-delayed-retry' && levels.length > 0;
   const waitBindings = usesRetryExchange
