@@ -15,8 +15,9 @@ export interface DeadLetterConsumer {
     offsets: Array<{ topic: string; partition: number; offset: string; metadata?: string | null }>,
   ): Promise<void>;
   pause(topics: TopicPartitions[]): void;
+  /** KafkaJS's instrumentation events; the Confluent client has none. */
   on?(event: string, listener: (event: unknown) => void): unknown;
-  readonly events?: { CRASH: string; GROUP_JOIN: string };
+  readonly events?: { CRASH?: string; GROUP_JOIN: string };
 }
 
 export interface PassItem {
@@ -65,11 +66,15 @@ export class DeadLetterPass {
       this.queue.end();
       return;
     }
-    consumer.on?.(consumer.events?.CRASH ?? 'consumer.crash', (event) => {
-      const error = (event as { payload?: { error?: unknown } }).payload?.error ?? event;
-      this.queue.fail(error);
-    });
-    consumer.on?.(consumer.events?.GROUP_JOIN ?? 'consumer.group_join', () => this.armIdle());
+    // The Confluent client has `on` and `events` too, but they throw "Not implemented" (1.10.1).
+    const events = client === 'kafkajs' && consumer.on ? consumer.events : undefined;
+    if (events && consumer.on) {
+      consumer.on(events.CRASH ?? 'consumer.crash', (event) => {
+        const error = (event as { payload?: { error?: unknown } }).payload?.error ?? event;
+        this.queue.fail(error);
+      });
+      consumer.on(events.GROUP_JOIN, () => this.armIdle());
+    }
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], ...(client === 'kafkajs' ? { fromBeginning: true } : {}) });
     await consumer.run({
@@ -77,6 +82,9 @@ export class DeadLetterPass {
       partitionsConsumedConcurrently: 1,
       eachMessage: (payload) => this.each(payload),
     });
+    // Without join events (the Confluent client) the silence is counted from now, twice as long,
+    // so a slow first join is not taken for the end.
+    if (!events) this.armIdle(this.input.idleMs * 2);
   }
 
   next(): Promise<PassItem | undefined> {
@@ -92,14 +100,14 @@ export class DeadLetterPass {
     await this.input.consumer.disconnect().catch(() => undefined);
   }
 
-  private armIdle(): void {
+  private armIdle(ms = this.input.idleMs): void {
     clearTimeout(this.idleTimer);
     if (this.stopped || this.open.size === 0) return;
     this.idleTimer = setTimeout(() => {
       // Silence while the command still holds a record, or has some to read, is the command's.
       if (this.pending.size > 0 || this.queue.size > 0) this.armIdle();
       else this.queue.end();
-    }, this.input.idleMs);
+    }, ms);
     this.idleTimer.unref?.();
   }
 
@@ -114,7 +122,7 @@ export class DeadLetterPass {
 
   private async each({ partition, message }: EachMessagePayloadLike): Promise<void> {
     if (this.stopped || !this.open.has(partition)) return;
-    this.armIdle();
+    clearTimeout(this.idleTimer);
     const range = this.input.ranges.get(partition);
     const offset = Number(message.offset);
     if (!range || offset >= range.end) {
@@ -139,5 +147,6 @@ export class DeadLetterPass {
     if (this.input.waitForSettle) await done;
     else release();
     if (last) this.finish(partition);
+    this.armIdle();
   }
 }

@@ -43,9 +43,10 @@ export async function deadLetterMix(
     },
   });
   const messages = [...Array(MIX_SIZE).keys()].map((index) => ({
-    key: idOf(index),
-    value: JSON.stringify({ id: idOf(index), fate: fateOf(index) }),
+    key: Buffer.from(idOf(index)),
+    value: Buffer.from(JSON.stringify({ id: idOf(index), fate: fateOf(index) })),
     partition: index % 3,
+    headers: {},
   }));
   for (let start = 0; start < messages.length; start += 100) {
     await harness.producer.send({

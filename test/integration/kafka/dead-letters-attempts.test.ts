@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { deadLetterHeaders } from '../../../runtime';
 import { KAFKA_HEADERS, kafkaDeadLetters } from '../../../runtime/kafka';
-import { FAST, Harness, header, http503, kafka, kafkaPlan, uniqueName } from './support';
+import { FAST, Harness, header, http503, kafkaPlan, uniqueName } from './support';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -41,8 +41,8 @@ describe('the attempt count of a replayed Kafka dead letter', () => {
       topic: target.deadLetterTopic,
       messages: [
         {
-          key: 'k',
-          value: 'order-1',
+          key: Buffer.from('k'),
+          value: Buffer.from('order-1'),
           partition: 0,
           headers: Object.fromEntries(Object.entries(headers).map(([k, v]) => [k, String(v)])),
         },
@@ -55,10 +55,12 @@ describe('the attempt count of a replayed Kafka dead letter', () => {
         throw http503();
       },
     });
+    const kit = harness.kit;
     const report = await kafkaDeadLetters(harness.plan, {
-      admin: harness.admin,
+      admin: harness.clientAdmin,
       producer: harness.producer,
-      consumer: (groupId) => kafka.consumer({ groupId, ...FAST }),
+      client: kit.client,
+      consumer: (groupId) => kit.consumer(groupId, { ...FAST, fromBeginning: true }),
     }).replay({ ratePerSecond: 50, keepAttempts, dryRun: false });
     expect(report.replayed).toBe(1);
     const dead = await harness.readAll(target.deadLetterTopic, 2, 60_000);

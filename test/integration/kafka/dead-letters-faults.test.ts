@@ -4,7 +4,7 @@ import type { DeadLetterError, DeadLetters } from '../../../runtime/dead-letters
 import { kafkaDeadLetters, type ProducerLike } from '../../../runtime/kafka';
 import { missingAndExtra, tally } from '../dead-letters/mix';
 import { replayedCopies } from './dead-letter-mix';
-import { FAST, Harness, kafka, kafkaPlan, uniqueName } from './support';
+import { FAST, Harness, kafkaPlan, uniqueName } from './support';
 
 /** A producer that stops working after `ok` sends, as a broker that went away would. */
 function failingAfter(producer: ProducerLike, ok: number): ProducerLike {
@@ -23,9 +23,10 @@ describe('a Kafka replay whose broker fails mid-run', () => {
   let harness: Harness;
   const commands = (producer: ProducerLike): DeadLetters =>
     kafkaDeadLetters(plan, {
-      admin: harness.admin,
+      admin: harness.clientAdmin,
       producer,
-      consumer: (groupId) => kafka.consumer({ groupId, ...FAST }),
+      client: harness.kit.client,
+      consumer: (groupId) => harness.kit.consumer(groupId, { ...FAST, fromBeginning: true }),
     });
 
   beforeAll(async () => {
@@ -34,8 +35,8 @@ describe('a Kafka replay whose broker fails mid-run', () => {
     await harness.producer.send({
       topic: target.deadLetterTopic,
       messages: ids.map((id, index) => ({
-        key: id,
-        value: JSON.stringify({ id }),
+        key: Buffer.from(id),
+        value: Buffer.from(JSON.stringify({ id })),
         partition: index % 3,
         headers: Object.fromEntries(
           Object.entries(

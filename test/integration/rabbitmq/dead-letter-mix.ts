@@ -2,7 +2,7 @@ import type { GetMessage } from 'amqplib';
 import type { RetryPlan } from '../../../policy';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
 import { type Fate, fateOf, idOf, MIX_SIZE } from '../dead-letters/mix';
-import { type Broker, body, http503, InvalidCurrencyError, publish, waitFor } from './support';
+import { type Broker, body, http503, INSTANCE, InvalidCurrencyError, publish, waitFor } from './support';
 
 /**
  * Dead-letters the 500-message mix through the real runtime: the handler fails each message as
@@ -69,4 +69,11 @@ export async function peekAll(broker: Broker, queue: string): Promise<GetMessage
   channel.nackAll(true);
   await channel.close();
   return out;
+}
+
+/** The version of the broker under test, for plans that must say it (the plan differs from 4.0). */
+export function instanceVersion(): string {
+  return (
+    ({ '3.10': '3.10.8', '4.0': '4.0.5', '4.3': '4.3.6' } as Record<string, string>)[INSTANCE] ?? '3.10.8'
+  );
 }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { deadLetterHeaders } from '../../../runtime';
 import { consumeWithRetries, rabbitMqDeadLetters } from '../../../runtime/rabbitmq';
+import { instanceVersion } from './dead-letter-mix';
 import {
   type Broker,
   body,
@@ -17,9 +18,11 @@ import {
  * attempts again. --keep-attempts keeps it at 4, so one more failure dead-letters it at once.
  */
 describe('the attempt count of a replayed RabbitMQ dead letter', () => {
-  const plan = rabbitPlan(uniqueName('dl-attempts'), {
-    backoff: { type: 'list', delays: ['200ms', '200ms', '200ms'] } as never,
-  });
+  const plan = rabbitPlan(
+    uniqueName('dl-attempts'),
+    { backoff: { type: 'list', delays: ['200ms', '200ms', '200ms'] } as never },
+    { brokerVersion: instanceVersion() },
+  );
   const rabbit = plan.targets.rabbitmq;
   if (!rabbit) throw new Error('no rabbitmq target');
   let broker: Broker;

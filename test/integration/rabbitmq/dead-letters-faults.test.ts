@@ -6,11 +6,21 @@ import { deadLetterHeaders } from '../../../runtime';
 import { ensureBuiltCli, startCli } from '../dead-letters/cli-process';
 import { missingAndExtra, tally } from '../dead-letters/mix';
 import { TcpProxy } from '../dead-letters/tcp-proxy';
-import { peekAll } from './dead-letter-mix';
-import { type Broker, body, connect, drain, rabbitPlan, uniqueName, waitFor, withTopology } from './support';
+import { instanceVersion, peekAll } from './dead-letter-mix';
+import {
+  AMQP_URL,
+  type Broker,
+  body,
+  connect,
+  drain,
+  rabbitPlan,
+  uniqueName,
+  waitFor,
+  withTopology,
+} from './support';
 
 describe('a RabbitMQ replay whose broker goes away mid-run', () => {
-  const plan = rabbitPlan(uniqueName('dl-cut'));
+  const plan = rabbitPlan(uniqueName('dl-cut'), {}, { brokerVersion: instanceVersion() });
   const rabbit = plan.targets.rabbitmq;
   if (!rabbit) throw new Error('no rabbitmq target');
   const ids = [...Array(60).keys()].map((index) => `cut-${index}`);
@@ -54,7 +64,7 @@ describe('a RabbitMQ replay whose broker goes away mid-run', () => {
   });
 
   it('stops with a coded error and no stack trace, and every message is dead-lettered or replayed', async () => {
-    const proxy = await new TcpProxy('127.0.0.1', 5672).start();
+    const proxy = await new TcpProxy('127.0.0.1', Number(new URL(AMQP_URL).port || 5672)).start();
     const { finished } = startCli([
       'replay',
       planFile,

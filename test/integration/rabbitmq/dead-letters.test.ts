@@ -6,7 +6,7 @@ import { REPLAY_HEADERS, readArchive } from '../../../runtime/dead-letters';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
 import { ensureBuiltCli, killMidway, runCli } from '../dead-letters/cli-process';
 import { fasterThan, MIX_SIZE, missingAndExtra, mixIds, tally } from '../dead-letters/mix';
-import { deadLetterMix, peekAll } from './dead-letter-mix';
+import { deadLetterMix, instanceVersion, peekAll } from './dead-letter-mix';
 import {
   AMQP_URL,
   type Broker,
@@ -25,9 +25,11 @@ import {
  * processes from attempt 1, a replay killed three times at random points and finished, purges.
  */
 describe('dead letters on RabbitMQ (the CLI, end to end)', () => {
-  const plan = rabbitPlan(uniqueName('dl'), {
-    backoff: { type: 'list', delays: ['200ms', '200ms', '200ms'] } as never,
-  });
+  const plan = rabbitPlan(
+    uniqueName('dl'),
+    { backoff: { type: 'list', delays: ['200ms', '200ms', '200ms'] } as never },
+    { brokerVersion: instanceVersion() },
+  );
   const rabbit = plan.targets.rabbitmq;
   if (!rabbit) throw new Error('no rabbitmq target');
   const dir = mkdtempSync(join(tmpdir(), 'rt-dl-'));
