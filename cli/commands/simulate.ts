@@ -1,5 +1,6 @@
 import { formatDuration, parseDuration, safeJson } from '../../policy';
 import { parseCommandArgs } from '../args';
+import { replaySimulationCommand } from '../dead-letters/simulate-replay';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
 import { chooseOne, targetOption } from '../select';
@@ -9,13 +10,17 @@ import { runSimulation } from '../simulate/run';
 import { rate, simulationText } from '../simulate/text';
 
 export const SIMULATE_USAGE = `retry-topology simulate <file|dir|glob|-> --outage <duration> --rate <n/s> [--seed N] [--backlog N] [--format text|json|svg] [--policy <name>] [--target rabbitmq|kafka|servicebus] [--bucket <duration>]
+retry-topology simulate <file|-> --replay <N> --rate <n/s> [--seed N] [--format text|json] [--policy <name>] [--target rabbitmq|kafka|servicebus]
 
   What a dependency sees when it comes back from an outage: messages arrive at --rate while it
   is down, every call fails, and the policy's retries (the runtime's own decide() and drawWait,
   seeded by --seed) bring them back. Compares the policy's jitter with none (or, when the policy
   has none, with full jitter): peak retry rate, peak/mean, seconds until the backlog clears, and
   messages dead-lettered during the outage. --backlog adds messages already waiting when the
-  outage began: a burst that fails together. Without --target the first target is used.`;
+  outage began: a burst that fails together. Without --target the first target is used.
+  --replay N: what replaying N dead letters at --rate does (dead-letters replay's own pacing):
+  how long it takes, the busiest second with and without the rate, and, if the cause is not
+  fixed, every attempt again and when they are dead letters again.`;
 
 const FORMATS = ['text', 'json', 'svg'] as const;
 /** Beyond this a run takes seconds; a smaller rate shows the same shape. */
@@ -31,7 +36,9 @@ export async function simulateCommand(args: string[], output: Output): Promise<n
     format: { type: 'string', default: 'text' },
     policy: { type: 'string' },
     target: { type: 'string' },
+    replay: { type: 'string' },
   });
+  if (values.replay !== undefined) return replaySimulationCommand(values, positionals, output);
   const format = FORMATS.find((name) => name === values.format);
   const outageMs = values.outage === undefined ? undefined : parseDuration(values.outage);
   const ratePerSecond = values.rate === undefined ? undefined : parseRate(values.rate);
