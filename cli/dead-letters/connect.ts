@@ -132,6 +132,8 @@ const serviceBus: Connector = async (plan, settings) => {
   const client = new sdk.ServiceBusClient(settings.connectionString);
   const { entity } = target;
   const receivers = deadLetterLocations(plan, 'serviceBus').map((location) => {
+    // Forwarded dead letters are ordinary messages of the queue they were forwarded to.
+    if (location.kind === 'queue') return client.createReceiver(location.name, { receiveMode: 'peekLock' });
     const options = { receiveMode: 'peekLock', subQueueType: 'deadLetter' } as const;
     const base = location.name.replace(/\/\$DeadLetterQueue$/i, '');
     return entity.kind === 'subscription' && base.toLowerCase() !== target.scheduleTo.toLowerCase()

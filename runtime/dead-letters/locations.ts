@@ -48,6 +48,21 @@ export function deadLetterLocations(plan: RetryPlan, only?: TargetName): DeadLet
     const main =
       entity.kind === 'queue' ? entity.queue : `${entity.topic}/Subscriptions/${entity.subscription}`;
     const separate = entity.kind !== 'queue' || scheduleTo.toLowerCase() !== entity.queue.toLowerCase();
+    const forward = serviceBus.entities.find((spec) => spec.properties.forwardDeadLetteredMessagesTo)
+      ?.properties.forwardDeadLetteredMessagesTo;
+    if (forward) {
+      // Forwarded dead letters are ordinary messages of that queue, which other consumers may
+      // forward to as well: only those whose DeadLetterSource is one of ours are this plan's.
+      out.push({
+        target: 'serviceBus',
+        kind: 'queue',
+        name: forward,
+        holds: `the dead letters of ${separate ? `${main} and ${scheduleTo}` : main}, forwarded (forwardDeadLettersTo)`,
+        replayTo: `queue ${scheduleTo}`,
+        onlyFrom: separate ? [main, scheduleTo] : [main],
+      });
+      return out;
+    }
     out.push({
       target: 'serviceBus',
       kind: 'subqueue',

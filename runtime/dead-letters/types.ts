@@ -61,4 +61,9 @@ export interface DeadLetterLocation {
   replayTo: string;
   /** Kafka: the consumer group whose committed offsets record replay progress. */
   progressGroup?: string;
+  /**
+   * Service Bus, a queue dead letters are forwarded to: only messages whose DeadLetterSource is one
+   * of these entities are this target's (others may forward there too).
+   */
+  onlyFrom?: string[];
 }

@@ -88,11 +88,15 @@ export function serviceBusDeadLetters(plan: RetryPlan, options: ServiceBusDeadLe
         `the receiver for ${location.name} must be in peekLock mode: a dead letter is completed only after its copy is sent`,
       );
     const entity = location.name.replace(/\/\$DeadLetterQueue$/i, '');
+    const ours = location.onlyFrom?.map((each) => each.toLowerCase());
     return {
       receiver,
       path: location.name,
       entity,
       ...(tagged ? { tag: index === 0 ? 'entity' : 'retry' } : {}),
+      /** A queue dead letters are forwarded to holds others' too: only those from our entities count. */
+      belongs: (message: ServiceBusReceivedMessage) =>
+        !ours || ours.includes((message.deadLetterSource ?? '').toLowerCase()),
     };
   });
   if (!same(options.sender.entityPath, serviceBus.scheduleTo))
@@ -110,7 +114,8 @@ export function serviceBusDeadLetters(plan: RetryPlan, options: ServiceBusDeadLe
         let from = firstSequence();
         for (;;) {
           const page = await source.receiver.peekMessages(PEEK_PAGE, { fromSequenceNumber: from });
-          for (const message of page) yield readServiceBusDeadLetter(message, source);
+          for (const message of page)
+            if (source.belongs(message)) yield readServiceBusDeadLetter(message, source);
           const last = page[page.length - 1]?.sequenceNumber;
           if (page.length === 0 || !last) break;
           from = last.add(1);
@@ -147,6 +152,10 @@ export function serviceBusDeadLetters(plan: RetryPlan, options: ServiceBusDeadLe
             }
             known.add(sequence);
             fresh++;
+            if (!source.belongs(message)) {
+              passedOver.push({ message, receiver: source.receiver, known });
+              continue;
+            }
             const letter = readServiceBusDeadLetter(message, source);
             held.set(letter, { message, receiver: source.receiver, known });
             buffered.push(letter);

@@ -17,7 +17,7 @@ export class FakeServiceBus {
   constructor(readonly clock: FakeClock) {}
 
   queue(name: string, options?: EntityOptions): FakeEntity {
-    const entity = new FakeEntity(name, this.clock, options);
+    const entity = new FakeEntity(name, this.clock, options, false, (path) => this.entity(path));
     this.entities.set(name.toLowerCase(), entity);
     return entity;
   }

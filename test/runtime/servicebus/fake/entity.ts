@@ -23,6 +23,8 @@ export interface EntityOptions {
   lockDurationMs?: number;
   /** The entity's MaxDeliveryCount (Azure's default is 10). */
   maxDeliveryCount?: number;
+  /** ForwardDeadLetteredMessagesTo: dead letters go to this entity instead of the subqueue. */
+  forwardDeadLettersTo?: string;
 }
 
 /** The SDK's path of an entity's dead-letter subqueue (`subQueueType: 'deadLetter'`). */
@@ -53,6 +55,7 @@ export class FakeEntity {
   readonly abandons: Array<{ sequenceNumber: number; at: number }> = [];
   readonly lockDurationMs: number;
   readonly maxDeliveryCount: number;
+  private readonly forwardTo: string | undefined;
   private readonly locks = new Map<string, Lock>();
   private readonly listeners = new Set<() => void>();
   private lockSeq = 0;
@@ -62,9 +65,14 @@ export class FakeEntity {
     private readonly clock: FakeClock,
     options: EntityOptions = {},
     isDeadLetterQueue = false,
+    /** Finds the entity dead letters are forwarded to (the bus knows the entities). */
+    private readonly resolve: (path: string) => FakeEntity = () => {
+      throw new Error('this entity forwards to nothing');
+    },
   ) {
     this.lockDurationMs = options.lockDurationMs ?? 60_000;
     this.maxDeliveryCount = isDeadLetterQueue ? Number.POSITIVE_INFINITY : (options.maxDeliveryCount ?? 10);
+    this.forwardTo = options.forwardDeadLettersTo;
     this.deadLetterQueue = isDeadLetterQueue
       ? undefined
       : new FakeEntity(`${path}${DEAD_LETTER_SUFFIX}`, clock, { lockDurationMs: this.lockDurationMs }, true);
@@ -195,8 +203,9 @@ export class FakeEntity {
     why: { reason: string | undefined; description: string | undefined; properties: Record<string, unknown> },
   ): void {
     // The subqueue keeps the message's sequence number and enqueued time; the properties given
-    // to deadLetterMessage become application properties.
-    this.deadLetterQueue?.enqueue({
+    // to deadLetterMessage become application properties. A forwarded one says where it came from.
+    const into = this.forwardTo === undefined ? this.deadLetterQueue : this.resolve(this.forwardTo);
+    into?.enqueue({
       ...stored,
       sent: {
         ...stored.sent,
@@ -205,7 +214,11 @@ export class FakeEntity {
           ...(why.properties as NonNullable<typeof stored.sent.applicationProperties>),
         },
       },
-      deadLetter: { reason: why.reason, description: why.description },
+      deadLetter: {
+        reason: why.reason,
+        description: why.description,
+        ...(this.forwardTo === undefined ? {} : { source: this.path }),
+      },
     });
     this.deadLetters.push({
       messageId: stored.sent.messageId,

@@ -8,7 +8,7 @@ export interface Stored {
   enqueuedAt: number;
   deliveryCount: number;
   /** Set when the message sits in a dead-letter subqueue: what the broker says about it. */
-  deadLetter?: { reason: string | undefined; description: string | undefined };
+  deadLetter?: { reason: string | undefined; description: string | undefined; source?: string };
 }
 
 /** The wire: a received message never shares objects with what was sent. */
@@ -28,6 +28,7 @@ export function received(stored: Stored, lock: { token: string; until: number })
     applicationProperties,
     ...(lock.token ? { lockToken: lock.token, lockedUntilUtc: new Date(lock.until) } : {}),
     ...(stored.deadLetter?.reason === undefined ? {} : { deadLetterReason: stored.deadLetter.reason }),
+    ...(stored.deadLetter?.source === undefined ? {} : { deadLetterSource: stored.deadLetter.source }),
     ...(stored.deadLetter?.description === undefined
       ? {}
       : { deadLetterErrorDescription: stored.deadLetter.description }),
