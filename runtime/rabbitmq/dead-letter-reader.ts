@@ -28,8 +28,28 @@ export class QueueReader {
 
   async start(): Promise<void> {
     this.expected = (await this.channel.checkQueue(this.queue)).messageCount;
-    if (this.expected === 0) this.ended = true;
-    else await this.addConsumer();
+    if (this.expected > 0) await this.addConsumer();
+  }
+
+  /** Messages delivered to this reader and neither acked nor given back. */
+  get holding(): number {
+    return this.received - this.settled;
+  }
+
+  /**
+   * Gives back everything held (one basic.nack with requeue) and waits, a few seconds at most,
+   * until the queue shows them ready again: a quorum queue applies returns after the nack is
+   * sent, and a read that starts before they land would not see them (checked on 3.10.8).
+   */
+  async giveBack(waitMs: number): Promise<void> {
+    await this.stop();
+    const held = this.holding;
+    this.channel.nackAll(true);
+    const deadline = Date.now() + waitMs;
+    while (held > 0 && Date.now() < deadline) {
+      if ((await this.channel.checkQueue(this.queue)).messageCount >= held) return;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
   }
 
   /** The next message, in the queue's order; undefined once the read is over. */
@@ -37,7 +57,14 @@ export class QueueReader {
     for (;;) {
       const message = this.buffer.shift();
       if (message) return message;
-      if (this.ended || this.received >= this.expected) return undefined;
+      if (this.ended) return undefined;
+      if (this.received >= this.expected) {
+        // All that was ready at the start is read; more may have come (or come back) since.
+        const ready = (await this.channel.checkQueue(this.queue)).messageCount;
+        if (ready === 0) return undefined;
+        this.expected = this.received + ready;
+        if (this.consumers.length === 0) await this.addConsumer();
+      }
       if (this.received - this.settled >= this.prefetch * this.consumers.length) await this.addConsumer();
       const arrived = await this.arrival(this.quietMs);
       if (!arrived && (await this.channel.checkQueue(this.queue)).messageCount === 0) this.ended = true;

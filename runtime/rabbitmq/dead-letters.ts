@@ -24,6 +24,8 @@ const MAX_IN_FLIGHT = 32;
 const PREFETCH = 1_000;
 /** With nothing delivered for this long and nothing ready, a read is over. */
 const QUIET_MS = 1_000;
+/** How long giving messages back may wait for the queue to show them again. */
+const RETURNS_WAIT_MS = 5_000;
 
 /**
  * The dead-letter queue of a plan's RabbitMQ target.
@@ -50,10 +52,10 @@ export function rabbitMqDeadLetters(plan: RetryPlan, options: RabbitDeadLetterOp
   }
 
   /** Gives back every message the channel still holds, then closes it. */
-  async function giveBack(channel: ConfirmChannel): Promise<void> {
+  async function giveBack(channel: ConfirmChannel, reader: QueueReader): Promise<void> {
     try {
       // basic.nack, not a channel close: on 4.3 a close counts as a failed delivery, a nack does not.
-      channel.nackAll(true);
+      await reader.giveBack(RETURNS_WAIT_MS);
       await channel.close();
     } catch {
       // The channel is gone: the broker has requeued whatever it held.
@@ -79,8 +81,7 @@ export function rabbitMqDeadLetters(plan: RetryPlan, options: RabbitDeadLetterOp
           yield readRabbitDeadLetter(message, queue);
         }
       } finally {
-        await reader.stop();
-        await giveBack(channel);
+        await giveBack(channel, reader);
       }
     },
     async claim() {
@@ -120,10 +121,7 @@ export function rabbitMqDeadLetters(plan: RetryPlan, options: RabbitDeadLetterOp
           reader.settledOne();
           return 'done';
         },
-        async close() {
-          await reader.stop();
-          await giveBack(channel);
-        },
+        close: () => giveBack(channel, reader),
       };
       return claim;
     },
