@@ -1,6 +1,7 @@
 import type { DeadLetter, DeadLetterSummary, PurgeReport, ReplayReport } from '../../runtime/dead-letters';
 import { asText } from '../../runtime/dead-letters';
-import { markdownTable, textTable } from '../format/table';
+import { code, markdownTable } from '../format/markdown';
+import { textTable } from '../format/table';
 import { previewBody, safeText } from './safe-text';
 
 /** What the dead-letter commands print. Every value from a message goes through safeText. */
@@ -57,20 +58,11 @@ export function listText(summary: DeadLetterSummary, title: string, now: number)
   return `${lines.join('\n')}\n`;
 }
 
-/** Inline code that no backtick inside can close, so names render inert (no links, HTML or mentions). */
-export function markdownCode(text: string): string {
-  const safe = safeText(text);
-  const longest = Math.max(0, ...[...safe.matchAll(/`+/g)].map((match) => match[0].length));
-  const fence = '`'.repeat(longest + 1);
-  const pad = safe.startsWith('`') || safe.endsWith('`') ? ' ' : '';
-  return `${fence}${pad}${safe}${pad}${fence}`;
-}
-
 export function listMarkdown(summary: DeadLetterSummary, title: string, now: number): string {
   const lines = [
     `### ${safeText(title)}`,
     '',
-    `${summary.total} pending in ${summary.locations.map(markdownCode).join(' and ')}`,
+    `${summary.total} pending in ${summary.locations.map((location) => code(location)).join(' and ')}`,
   ];
   if (summary.selected !== summary.total) lines.push('', `${summary.selected} selected by the filter`);
   if (summary.handled)
@@ -80,11 +72,7 @@ export function listMarkdown(summary: DeadLetterSummary, title: string, now: num
       '',
       ...markdownTable(
         ['by', 'value', 'count'],
-        summaryRows(summary).map(([group, name, count]) => [
-          group ?? '',
-          markdownCode(name ?? ''),
-          count ?? '',
-        ]),
+        summaryRows(summary).map(([group, name, count]) => [group ?? '', code(name ?? ''), count ?? '']),
       ),
     );
     if (summary.oldest) lines.push('', `Oldest: ${when(summary.oldest.deadLetteredAt, now)}`);
