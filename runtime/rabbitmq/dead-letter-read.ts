@@ -29,8 +29,12 @@ function deathTime(time: unknown): number | undefined {
   return Number.isFinite(seconds) && seconds > 0 ? seconds * 1_000 : undefined;
 }
 
-/** x-delivery-count rises each time a pass gives the message back; it is not part of its identity. */
-const PASS_COUNTED = 'x-delivery-count';
+/**
+ * Counters the broker raises each time a read gives the message back: not part of its identity.
+ * A requeue raises x-delivery-count on 3.10.8 and 4.0.5, x-acquired-count on 4.3.6 (checked: a
+ * quorum-queue message nacked with requeue twice).
+ */
+const PASS_COUNTED = new Set(['x-delivery-count', 'x-acquired-count']);
 
 export function readRabbitDeadLetter(message: Message, queue: string): DeadLetter {
   const { headers: rawHeaders, ...rest } = message.properties;
@@ -39,7 +43,7 @@ export function readRabbitDeadLetter(message: Message, queue: string): DeadLette
   const metadata = readDeadLetterMetadata((name) => headers[name]);
   const death = metadata.reason ? undefined : newestDeath(headers);
   const brokerReason = death ? asText(death.reason) : undefined;
-  const { [PASS_COUNTED]: _counted, ...identity } = headers;
+  const identity = Object.fromEntries(Object.entries(headers).filter(([name]) => !PASS_COUNTED.has(name)));
   const letter: DeadLetter = {
     id: contentDigest(properties, identity, message.content),
     location: queue,
