@@ -250,7 +250,14 @@ describe('dead letters on RabbitMQ (the CLI, end to end)', () => {
       const left = await list('--reason', 'exhausted');
       const after = 1 + Math.floor(Math.random() * Math.max(1, left.selected - 1));
       const outcome = await killMidway(args, () => ready(rabbit.mainQueue), after);
-      kills.push({ killedAfter: outcome.progressAtKill, killed: outcome.killed, left: left.selected });
+      kills.push({
+        killedAfter: outcome.progressAtKill,
+        killed: outcome.killed,
+        left: left.selected,
+        ...(outcome.killed
+          ? {}
+          : { code: outcome.finished.code, stderr: outcome.finished.stderr.slice(-500) }),
+      });
       expect(outcome.finished.stderr).not.toMatch(/\n\s+at /); // never a stack trace
     }
     const last = await runCli([...args, '--format', 'json']);
