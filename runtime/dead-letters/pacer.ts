@@ -1,18 +1,27 @@
 import type { Clock, Random } from '../clock';
 
+/** The window the hard limit is kept in: "50/s" means no more than 50 in any one second. */
+const WINDOW_MS = 1_000;
+
 /**
  * Paces a replay at `perSecond` with jitter, so replaying a dead-letter queue does not become the
  * wave the policy's jitter was written to prevent.
  *
  * Time is cut into back-to-back slots of 1/perSecond; each message goes at a uniformly random
- * point of its own slot. So the mean rate is the requested one, and in any window of W seconds at
- * most perSecond × W + 2 messages go: never faster than asked, beyond the two slots a window can
- * cut. A slot never starts in the past: after a slow send the next slot starts now, so a stall is
- * not followed by a catch-up burst. Several replays paced this way do not fall into step.
+ * point of its own slot, so the mean rate is the requested one and the sends are spread, not in
+ * step. Jitter alone could still put two slots' messages close together where a window cuts
+ * them, so a message also waits until it is more than a second after the one `perWindow` before
+ * it: no one-second window ever holds more than the rate (its whole part; at least 1). A slot
+ * never starts in the past: after a slow send the next slot starts now, so a stall is not
+ * followed by a catch-up burst.
  */
 export class Pacer {
   private readonly intervalMs: number;
+  private readonly perWindow: number;
   private nextSlot: number | undefined;
+  /** When the last `perWindow` messages went, as a ring. */
+  private readonly recent: number[] = [];
+  private sent = 0;
 
   constructor(
     perSecond: number,
@@ -21,15 +30,24 @@ export class Pacer {
   ) {
     if (!(perSecond > 0) || !Number.isFinite(perSecond)) throw new RangeError('the rate must be above 0');
     this.intervalMs = 1_000 / perSecond;
+    this.perWindow = Math.max(1, Math.floor((perSecond * WINDOW_MS) / 1_000));
   }
 
-  /** Resolves when the next message may go. */
-  async wait(signal?: AbortSignal): Promise<void> {
+  /** Resolves when the next message may go, with the time it may go at (now, or just after). */
+  async wait(signal?: AbortSignal): Promise<number> {
     const now = this.clock.now();
     const slot = Math.max(this.nextSlot ?? now, now);
     this.nextSlot = slot + this.intervalMs;
-    const at = slot + this.random() * this.intervalMs;
-    const delay = Math.ceil(at - now);
-    if (delay > 0) await this.clock.sleep(delay, signal);
+    let at = slot + this.random() * this.intervalMs;
+    const index = this.sent % this.perWindow;
+    const windowStart = this.recent[index];
+    if (windowStart !== undefined) at = Math.max(at, windowStart + WINDOW_MS + 1);
+    // A timer may fire a millisecond early: wait until the clock has really reached `at`.
+    for (let left = Math.ceil(at - this.clock.now()); left > 0; left = Math.ceil(at - this.clock.now()))
+      await this.clock.sleep(left, signal);
+    const went = this.clock.now();
+    this.recent[index] = went;
+    this.sent++;
+    return went;
   }
 }

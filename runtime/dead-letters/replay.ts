@@ -114,12 +114,13 @@ export async function replayDeadLetters(
       if (!selection.take(letter.id)) continue;
       while (inFlight.size >= broker.maxInFlight) await Promise.race(inFlight);
       if (failure !== undefined) break;
+      let at: number;
       try {
-        await pacer.wait(options.signal);
+        at = await pacer.wait(options.signal);
       } catch {
         break; // stopped while waiting for its slot: this one stays dead-lettered
       }
-      const work = claim.replay(letter, { now: clock.now(), keepAttempts: report.keepAttempts }).then(
+      const work = claim.replay(letter, { now: at, keepAttempts: report.keepAttempts }).then(
         (settled) => {
           if (settled === 'released') {
             selection.putBack(letter.id);

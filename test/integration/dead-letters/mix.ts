@@ -64,3 +64,15 @@ export function fasterThan(times: number[], perSecond: number, slackMs = 2): Arr
   }
   return violations;
 }
+
+/** The most times that fall in any one second (a closed window): what "no faster than N/s" bounds. */
+export function mostInOneSecond(times: number[]): number {
+  const sorted = [...times].sort((a, b) => a - b);
+  let most = 0;
+  let first = 0;
+  for (let last = 0; last < sorted.length; last++) {
+    while ((sorted[last] as number) - (sorted[first] as number) > 1_000) first++;
+    most = Math.max(most, last - first + 1);
+  }
+  return most;
+}

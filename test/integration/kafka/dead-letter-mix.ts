@@ -65,8 +65,8 @@ export async function deadLetterMix(
   return { runtime, processed };
 }
 
-/** Records in the source topic that are replayed copies, by id. */
-export async function replayedCopies(harness: Harness): Promise<string[]> {
+/** Records in the source topic that are replayed copies: their id and when they were replayed. */
+async function copiesInSource(harness: Harness): Promise<Array<{ id: string; replayedAt: number }>> {
   const total = (await harness.admin.fetchTopicOffsets(harness.target.sourceTopic)).reduce(
     (sum, each) => sum + Number(each.high),
     0,
@@ -74,5 +74,19 @@ export async function replayedCopies(harness: Harness): Promise<string[]> {
   const all = await harness.readAll(harness.target.sourceTopic, total);
   return all
     .filter((message) => header(message, 'retry-replay-count') !== undefined)
-    .map((message) => (JSON.parse(String(message.value)) as { id: string }).id);
+    .map((message) => ({
+      id: (JSON.parse(String(message.value)) as { id: string }).id,
+      replayedAt: Number(header(message, 'retry-replayed-at')),
+    }));
+}
+
+/** Records in the source topic that are replayed copies, by id. */
+export async function replayedCopies(harness: Harness): Promise<string[]> {
+  return (await copiesInSource(harness)).map((copy) => copy.id);
+}
+
+/** When each replayed copy of these ids was made (retry-replayed-at), duplicates included. */
+export async function replayTimes(harness: Harness, ids: string[]): Promise<number[]> {
+  const wanted = new Set(ids);
+  return (await copiesInSource(harness)).filter((copy) => wanted.has(copy.id)).map((copy) => copy.replayedAt);
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../../cli/simulate/prng';
 import { Pacer } from '../../../runtime/dead-letters';
-import { fasterThan } from '../../integration/dead-letters/mix';
+import { fasterThan, mostInOneSecond } from '../../integration/dead-letters/mix';
 import { FakeClock } from '../../support/fake-clock';
 
 async function paced(
@@ -35,15 +35,38 @@ describe('Pacer', () => {
 
   it('puts each message at a random point of its own slot: the mean rate holds and no window runs faster', async () => {
     const times = await paced(500, 50, mulberry32(7));
-    // Slot i is [20 i, 20 (i + 1)) ms: every message inside its own.
+    // Slot i is [20 i, 20 (i + 1)) ms: no message before its own. The one-second cap holds one
+    // back a millisecond past a second after the one 50 before it, so the slots drift by about
+    // a millisecond a second, no more.
     times.forEach((at, index) => {
       expect(at).toBeGreaterThanOrEqual(index * 20);
-      expect(at).toBeLessThanOrEqual((index + 1) * 20);
+      expect(at).toBeLessThanOrEqual((index + 1) * 20 + Math.ceil((index * 20) / 1_000) + 1);
     });
     expect(fasterThan(times, 50, 0)).toEqual([]);
     // Jittered: the gaps are not all equal.
     const gaps = new Set(times.slice(1).map((at, index) => at - (times[index] as number)));
     expect(gaps.size).toBeGreaterThan(10);
+  });
+
+  it('never sends more than the rate in any one second, jitter or not', async () => {
+    for (const seed of [1, 7, 42]) {
+      expect(mostInOneSecond(await paced(500, 50, mulberry32(seed)))).toBeLessThanOrEqual(50);
+    }
+    // Jitter that puts one message at the very end of its slot and the next at the very start of
+    // its own is the worst case: without the cap, 51 messages fall in one second.
+    const edges = [0.999, 0];
+    let turn = 0;
+    const worst = await paced(120, 50, () => edges[turn++ % 2] as number);
+    expect(mostInOneSecond(worst)).toBeLessThanOrEqual(50);
+    // A rate with a fraction keeps to its whole part; one below 1/s sends one a second at most.
+    expect(mostInOneSecond(await paced(40, 2.5, mulberry32(3)))).toBeLessThanOrEqual(2);
+    expect(mostInOneSecond(await paced(6, 0.5, mulberry32(3)))).toBe(1);
+  });
+
+  it('keeps the mean rate: 500 at 50/s take ten seconds, give or take a slot', async () => {
+    const times = await paced(500, 50, mulberry32(11));
+    expect((times[499] as number) - (times[0] as number)).toBeGreaterThanOrEqual(9_960);
+    expect(times[499]).toBeLessThanOrEqual(10_000 + 60);
   });
 
   it('does not catch up with a burst after a slow send', async () => {
