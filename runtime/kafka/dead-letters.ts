@@ -14,6 +14,9 @@ import { headerText, KAFKA_HEADERS, keptHeaders, originOf, retryCopyHeaders } fr
 import { produceCopy } from './produce';
 import { isDone, type PartitionProgress, readProgress, withDone } from './replay-progress';
 
+/** A replayed copy must be on every in-sync replica before its dead letter is marked done. */
+const REPLAY_ACKS = -1;
+
 export interface KafkaDeadLetterAdmin {
   fetchTopicOffsets(topic: string): Promise<Array<{ partition: number; high: string; low: string }>>;
   fetchOffsets(options: { groupId: string; topics: string[] }): Promise<
@@ -173,7 +176,8 @@ export function kafkaDeadLetters(plan: RetryPlan, options: KafkaDeadLetterOption
         replay: (letter, copy) =>
           markDone(letter, 'replayed', async () => {
             const out = replayCopy(kafka, letter, copy, partitions);
-            await produceCopy(options.producer, client, out.topic, out.message);
+            // All in-sync replicas, whatever the policy's acks: the record is marked done next.
+            await produceCopy(options.producer, client, out.topic, out.message, REPLAY_ACKS);
           }),
         remove: (letter) => markDone(letter, 'purged'),
         close: () => pass.stop(),
