@@ -20,6 +20,8 @@ export interface ChainEntry {
   sequence?: number;
   /** Its `retry-not-before`, when readable. */
   notBefore?: number;
+  /** Its `retry-first-failure-at`, when readable: carried unchanged from copy to copy of a record. */
+  firstFailureAt?: number;
   /** When the copy was produced (record timestamp, or the local ack time). */
   producedAt: number;
 }

@@ -1,4 +1,5 @@
 import type { Clock } from '../clock';
+import { HEADERS } from '../dead-letter';
 import { ChainIndex } from './chain-index';
 import type { AdminLike, ConsumedMessage, ConsumerLike, KafkaClient } from './contract';
 import { KafkaRetryError } from './errors';
@@ -117,6 +118,7 @@ export class ChainView {
         keyId: message.key.toString('base64'),
         sequence: safeNumber(headerText(headers, KAFKA_HEADERS.originalOffset)),
         notBefore: safeNumber(headerText(headers, KAFKA_HEADERS.notBefore)),
+        firstFailureAt: safeNumber(headerText(headers, HEADERS.firstFailureAt)),
         producedAt: Number(message.timestamp),
       });
     }

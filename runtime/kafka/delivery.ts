@@ -99,6 +99,8 @@ export async function deliver(rt: Runtime, d: Delivery): Promise<void> {
     else {
       const placement = await place(rt, d, reading);
       if (placement.kind === 'park') await park(rt, d, reading, placement);
+      // Its next copy is in the chain: only the commit of this step is missing.
+      else if (placement.kind === 'superseded') await commit(rt, d);
       else await handle(rt, d, reading);
     }
     d.gate.succeeded(d.topic, d.partition);
@@ -124,11 +126,21 @@ export async function deliver(rt: Runtime, d: Delivery): Promise<void> {
 }
 
 /** A retry-topic record in park-key mode: handled, or parked again behind an older record. */
-async function place(rt: Runtime, d: Delivery, reading: Reading): Promise<Placement> {
+async function place(
+  rt: Runtime,
+  d: Delivery,
+  reading: Reading,
+): Promise<Placement | { kind: 'superseded' }> {
   const key = d.message.key;
   if (!rt.ordering || !key) return { kind: 'handle' };
   try {
-    return await rt.ordering.inChain(d.partition, key.toString('base64'), reading.sequence, reading.parked);
+    const firstFailureAt = Number(headerText(d.message.headers, HEADERS.firstFailureAt));
+    return await rt.ordering.inChain(d.partition, key.toString('base64'), reading.sequence, reading.parked, {
+      topic: d.topic,
+      offset: d.message.offset,
+      timestamp: d.message.timestamp,
+      ...(Number.isSafeInteger(firstFailureAt) && firstFailureAt > 0 ? { firstFailureAt } : {}),
+    });
   } catch (cause) {
     throw viewFailed(cause);
   }

@@ -26,6 +26,34 @@ import { type IgnoredMarkReason, type MarkReading, readMark, SourceProgress } fr
  *   and the partition's progress is read back from the group's commit.
  */
 
+/** A due copy read from a retry topic, as inChain needs it. */
+export interface RetryCopy {
+  topic: string;
+  offset: string;
+  /** Its record timestamp (when it was produced). */
+  timestamp: string;
+  /** Its `retry-first-failure-at`, when readable. */
+  firstFailureAt?: number;
+}
+
+/**
+ * Whether the chain holds this copy's next copy: the same record (key, sequence, and the
+ * first-failure time every copy of a record carries unchanged), produced after this copy. A copy
+ * from another record cannot match: a record that failed at another millisecond, or one of an
+ * earlier topic of that name, has another first-failure time. A copy without one never matches.
+ */
+function superseded(chain: ChainEntry[], sequence: number | undefined, copy: RetryCopy): boolean {
+  if (sequence === undefined || copy.firstFailureAt === undefined) return false;
+  const timestamp = Number(copy.timestamp);
+  return chain.some(
+    (entry) =>
+      entry.sequence === sequence &&
+      entry.firstFailureAt === copy.firstFailureAt &&
+      entry.producedAt > timestamp &&
+      !(entry.topic === copy.topic && entry.offset === Number(copy.offset)),
+  );
+}
+
 export type SourceDecision<T> =
   /** Read before and done, or already queued in memory: nothing to do. */
   | { kind: 'skip' }
@@ -89,6 +117,8 @@ function copied(chain: ChainEntry[], record: Held): boolean {
 export class KeyOrdering<T extends Held> {
   /** Per source partition, the offset of the last record placed. */
   private readonly lastSeen = new Map<number, bigint>();
+  /** Per retry topic and partition, the offset of the last due record placed. */
+  private readonly retrySeen = new Map<string, number>();
   private readonly lanes = new Map<number, SourceLane<T>>();
   private readonly stopping = new AbortController();
   private refreshing = false;
@@ -160,19 +190,39 @@ export class KeyOrdering<T extends Held> {
    * A due record read from a retry topic. A copy that entered the chain by failing had nothing
    * older of its key in the chain then, and nothing older enters after it: the view at hand is
    * enough unless it shows an older record, or the copy was parked. Then a fresh snapshot decides.
+   * So does the first record of a partition this consumer was not reading just before (a new
+   * assignment): a member that died there may have produced the copy's next copy.
+   *
+   * A copy whose next copy is in the chain already is `superseded`: its step was carried out
+   * and only its commit was lost (a crash, a rebalance). Its next copy carries the record on.
    */
   async inChain(
     partition: number,
     keyId: string,
     sequence: number | undefined,
     parked: boolean,
-  ): Promise<Placement> {
+    copy: RetryCopy,
+  ): Promise<Placement | { kind: 'superseded' }> {
+    const where = `${copy.topic}\u0000${partition}`;
+    const offset = Number(copy.offset);
+    const previous = this.retrySeen.get(where);
+    this.retrySeen.set(where, offset);
+    // Read again after a hold, or the next record: not a jump.
+    const jumped = previous === undefined || (offset !== previous && offset !== previous + 1);
+    if (jumped) {
+      await this.view.fresh();
+      this.releaseReady();
+    }
     const now = this.options.clock.now();
-    const stale = placeInChain(this.view.index.chainOf(partition, keyId), sequence, now);
-    if (stale.kind === 'handle' && !parked) return stale;
+    const chain = this.view.index.chainOf(partition, keyId);
+    if (superseded(chain, sequence, copy)) return { kind: 'superseded' };
+    const stale = placeInChain(chain, sequence, now);
+    if (jumped || (stale.kind === 'handle' && !parked)) return stale;
     await this.view.fresh();
     this.releaseReady();
-    return placeInChain(this.view.index.chainOf(partition, keyId), sequence, this.options.clock.now());
+    const fresh = this.view.index.chainOf(partition, keyId);
+    if (superseded(fresh, sequence, copy)) return { kind: 'superseded' };
+    return placeInChain(fresh, sequence, this.options.clock.now());
   }
 
   /** A copy this process just produced into a retry topic, counted before the reader sees it. */

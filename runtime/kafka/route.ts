@@ -1,4 +1,4 @@
-import { describeError } from '../dead-letter';
+import { describeError, HEADERS } from '../dead-letter';
 import type { FinalDecision } from '../run-handler';
 import type { Delivery, Reading, Runtime } from './delivery';
 import { KafkaRetryError } from './errors';
@@ -120,6 +120,7 @@ async function copyThenCommit(
       keyId: key.toString('base64'),
       ...(reading.sequence === undefined ? {} : { sequence: reading.sequence }),
       ...(notBefore === undefined ? {} : { notBefore }),
+      ...carried(headers),
       producedAt: rt.clock.now(),
     });
   }
@@ -134,6 +135,12 @@ async function copyThenCommit(
     throw new KafkaRetryError('step-failed', 'the after-copy hook failed before the commit', { cause });
   }
   await commit(rt, d);
+}
+
+/** The copy's first-failure time, which the chain compares across copies of one record. */
+function carried(headers: CopyHeaders): { firstFailureAt?: number } {
+  const value = Number(String(headers[HEADERS.firstFailureAt] ?? ''));
+  return Number.isSafeInteger(value) && value > 0 ? { firstFailureAt: value } : {};
 }
 
 /**

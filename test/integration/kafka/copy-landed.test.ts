@@ -32,11 +32,11 @@ function recorder(failures: Record<string, number>) {
   };
 }
 
-const plan = (name: string) =>
+const plan = (name: string, maxAttempts = 2) =>
   kafkaPlan(uniqueName(name), {
     ordering: 'per-key',
-    maxAttempts: 2,
-    backoff: { type: 'list', delays: ['1s'] },
+    maxAttempts,
+    backoff: { type: 'list', delays: Array.from({ length: maxAttempts - 1 }, () => '1s') },
   });
 
 describe('park-key: a copy in the chain whose source commit did not land', () => {
@@ -90,5 +90,31 @@ describe('park-key: a copy in the chain whose source commit did not land', () =>
     await waitFor(() => orders.calls.includes('A2#1'), 30_000, 'A2');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(orders.calls).toEqual(['A0#1', 'A0#2', 'A1#1', 'A1#2', 'A2#1']);
+  });
+
+  it('a retry copy whose next copy landed before the process died: the next process does not run the step again', async () => {
+    harness = await new Harness(plan('retry-crash', 3)).open();
+    const level1 = harness.target.levels[0]?.destination;
+    const orders = recorder({ A0: 2 });
+    let crashed = false;
+    // Process 1: A0's attempt 2, read from level 1, fails; its copy to level 2 is acked, and the
+    // process dies before committing level 1 (the hook throws; a long back-off keeps it still).
+    const dying = await harness.start({
+      handler: orders.handler,
+      failureBackoff: { initialMs: 60_000, maxMs: 60_000 },
+      afterCopyProduced: ({ topic }) => {
+        if (topic !== level1) return;
+        crashed = true;
+        throw new Error('simulated: killed after the copy, before the commit');
+      },
+    });
+    await harness.send(['A0', 'A1'].map((value) => ({ key: 'order-A', value })));
+    await waitFor(() => crashed, 30_000, 'the crash');
+    await dying.stop();
+    // Process 2 reads level 1 from the commit: A0's attempt-2 copy again, and the attempt-3 copy.
+    await harness.start({ handler: orders.handler });
+    await waitFor(() => orders.calls.includes('A1#1'), 30_000, 'A1');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(orders.calls).toEqual(['A0#1', 'A0#2', 'A0#3', 'A1#1']);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { HEADERS } from '../../../runtime/dead-letter';
 import { ChainView } from '../../../runtime/kafka/chain-view';
 import type { AdminLike, ConsumedMessage } from '../../../runtime/kafka/contract';
 import { KAFKA_HEADERS } from '../../../runtime/kafka/headers';
@@ -90,12 +91,23 @@ async function setUp(maxQueued = 100) {
     message: { key: Buffer.from(key), value: null, timestamp: '0', offset: String(offset) },
   });
   /** The retry consumer's copy of source record `sequence`, at `offset` in L1, as the reader reads it. */
-  const inChain = async (offset: number, key: string, sequence: number) => {
+  const inChain = async (
+    offset: number,
+    key: string,
+    sequence: number,
+    copy: { firstFailureAt?: number; timestamp?: number } = {},
+  ) => {
     admin.high = Math.max(admin.high, offset + 1);
     await reader.deliver(L1, 0, {
       offset: String(offset),
       key: Buffer.from(key),
-      headers: { [KAFKA_HEADERS.originalOffset]: Buffer.from(String(sequence)) },
+      timestamp: String(copy.timestamp ?? 0),
+      headers: {
+        [KAFKA_HEADERS.originalOffset]: Buffer.from(String(sequence)),
+        ...(copy.firstFailureAt === undefined
+          ? {}
+          : { [HEADERS.firstFailureAt]: Buffer.from(String(copy.firstFailureAt)) }),
+      },
     });
   };
   return { clock, admin, main, view, ordering, released, ignored, settled, record, inChain };
@@ -227,15 +239,45 @@ describe('KeyOrdering', () => {
     expect(decision.placement).toMatchObject({ topic: L1, head: { sequence: 5 } });
   });
 
-  it('takes a snapshot for a retry-topic record only when the view shows an older record or the copy was parked', async () => {
+  it('takes a snapshot for a retry-topic record only on a new partition, or when the view shows an older record or the copy was parked', async () => {
     const { admin, ordering, inChain } = await setUp();
     await inChain(0, 'a', 5);
     const before = admin.snapshots;
-    expect(await ordering.inChain(0, id('a'), 5, false)).toEqual({ kind: 'handle' });
-    expect(admin.snapshots).toBe(before);
-    expect(await ordering.inChain(0, id('a'), 5, true)).toEqual({ kind: 'handle' });
+    // The first record of a partition: a member that died there may have moved it on.
+    expect(await ordering.inChain(0, id('a'), 5, false, copyAt(0))).toEqual({ kind: 'handle' });
     expect(admin.snapshots).toBe(before + 1);
-    expect(await ordering.inChain(0, id('a'), 9, false)).toMatchObject({ kind: 'park' });
+    // Read again after a hold: the view at hand.
+    expect(await ordering.inChain(0, id('a'), 5, false, copyAt(0))).toEqual({ kind: 'handle' });
+    expect(admin.snapshots).toBe(before + 1);
+    expect(await ordering.inChain(0, id('a'), 5, true, copyAt(1))).toEqual({ kind: 'handle' });
     expect(admin.snapshots).toBe(before + 2);
+    expect(await ordering.inChain(0, id('a'), 9, false, copyAt(2))).toMatchObject({ kind: 'park' });
+    expect(admin.snapshots).toBe(before + 3);
+  });
+
+  it('takes a copy whose next copy is in the chain as superseded, and only a copy of the same record', async () => {
+    const { ordering, inChain } = await setUp();
+    // Record 5 of key a failed first at 1000: its copy at 0, and the next one at 1 (produced later).
+    await inChain(0, 'a', 5, { firstFailureAt: 1_000, timestamp: 2_000 });
+    await inChain(1, 'a', 5, { firstFailureAt: 1_000, timestamp: 3_000 });
+    expect(await ordering.inChain(0, id('a'), 5, false, copyAt(0, 2_000, 1_000))).toEqual({
+      kind: 'superseded',
+    });
+    // The newest copy is not superseded by the older one, nor by itself.
+    expect(await ordering.inChain(0, id('a'), 5, false, copyAt(1, 3_000, 1_000))).toEqual({ kind: 'handle' });
+    // Another record with that offset and key (a topic made again) failed at another time.
+    expect(await ordering.inChain(0, id('a'), 5, false, copyAt(0, 2_000, 999))).toEqual({ kind: 'handle' });
+    // Without a first-failure time nothing is superseded.
+    expect(await ordering.inChain(0, id('a'), 5, false, copyAt(0, 2_000))).toEqual({ kind: 'handle' });
   });
 });
+
+/** A due copy read from L1 partition 0. */
+function copyAt(offset: number, timestamp = 0, firstFailureAt?: number) {
+  return {
+    topic: L1,
+    offset: String(offset),
+    timestamp: String(timestamp),
+    ...(firstFailureAt === undefined ? {} : { firstFailureAt }),
+  };
+}
