@@ -68,40 +68,33 @@ function rabbitLevels(
   }
 }
 
-export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: number[]): RabbitMqPlan {
-  const names = rabbitNames(policy, target);
-  const { retryExchange } = names;
-  const levels = rabbitLevels(policy, target, delays, names);
-  const queues: RabbitQueueSpec[] = [];
-  const policies: RabbitPolicySpec[] = [];
-  const arguments_ = { 'x-queue-type': 'quorum', [QUORUM_REPLICAS_ARGUMENT]: target.quorumReplicas };
-  const replication = quorumReplication(target.quorumReplicas);
+type QueueBase = Omit<
+  RabbitQueueSpec,
+  'durable' | 'autoDelete' | 'arguments' | 'replication' | 'policy' | 'effective'
+>;
 
-  const addQueue = (
-    spec: Omit<
-      RabbitQueueSpec,
-      'durable' | 'autoDelete' | 'arguments' | 'replication' | 'policy' | 'effective'
-    >,
-    definition: Record<string, string | number>,
-  ) => {
-    const policyName = names.policyFor(spec.name);
-    policies.push({
-      name: policyName,
-      pattern: `^${escapeRegex(spec.name)}$`,
-      applyTo: 'queues',
-      priority: target.policyPriority,
-      definition,
-    });
-    queues.push({
-      ...spec,
-      durable: true,
-      autoDelete: false,
-      arguments: arguments_,
-      replication,
-      policy: policyName,
-      effective: { ...arguments_, ...asArguments(definition) },
-    });
-  };
+/** One queue of the plan and the RabbitMQ policy definition that carries its mutable settings. */
+export interface RabbitQueueDefinition {
+  queue: QueueBase;
+  /** The RabbitMQ policy's name. */
+  policy: string;
+  definition: Record<string, string | number>;
+}
+
+/**
+ * Every queue with its policy definition, without the rest of the plan: the rule that checks the
+ * definitions against the broker's validators runs for every policy `validate` reads.
+ */
+export function rabbitQueueDefinitions(
+  policy: Policy,
+  target: RabbitTarget,
+  delays: number[],
+  levels: Level[] = rabbitLevels(policy, target, delays, rabbitNames(policy, target)),
+): RabbitQueueDefinition[] {
+  const names = rabbitNames(policy, target);
+  const out: RabbitQueueDefinition[] = [];
+  const add = (queue: QueueBase, definition: Record<string, string | number>) =>
+    out.push({ queue, policy: names.policyFor(queue.name), definition });
 
   const deadLettering = { 'dead-letter-strategy': target.deadLetterStrategy, overflow: target.overflow };
   const mainDefinition: Record<string, string | number> = {
@@ -120,11 +113,11 @@ export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: numbe
     mainDefinition['delayed-retry-min'] = effective[0] as number;
     mainDefinition['delayed-retry-max'] = Math.max(...effective);
   }
-  addQueue({ name: names.main, role: 'main' }, mainDefinition);
+  add({ name: names.main, role: 'main' }, mainDefinition);
 
   if (target.mode === 'ttl-queues') {
     for (const level of levels) {
-      addQueue(
+      add(
         { name: level.destination, role: 'wait', level: level.level, delayMs: level.delayMs },
         {
           'message-ttl': level.delayMs,
@@ -147,7 +140,33 @@ export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: numbe
   const deadLetterDefinition: Record<string, string | number> = { overflow: 'reject-publish' };
   if (versionAtLeast(parseVersion(target.brokerVersion) ?? [], [4, 0]))
     deadLetterDefinition['delivery-limit'] = -1;
-  addQueue({ name: names.deadLetterQueue, role: 'dead-letter' }, deadLetterDefinition);
+  add({ name: names.deadLetterQueue, role: 'dead-letter' }, deadLetterDefinition);
+  return out;
+}
+
+export function planRabbitMq(policy: Policy, target: RabbitTarget, delays: number[]): RabbitMqPlan {
+  const names = rabbitNames(policy, target);
+  const { retryExchange } = names;
+  const levels = rabbitLevels(policy, target, delays, names);
+  const arguments_ = { 'x-queue-type': 'quorum', [QUORUM_REPLICAS_ARGUMENT]: target.quorumReplicas };
+  const replication = quorumReplication(target.quorumReplicas);
+  const defined = rabbitQueueDefinitions(policy, target, delays, levels);
+  const policies: RabbitPolicySpec[] = defined.map(({ queue, policy: name, definition }) => ({
+    name,
+    pattern: `^${escapeRegex(queue.name)}$`,
+    applyTo: 'queues',
+    priority: target.policyPriority,
+    definition,
+  }));
+  const queues: RabbitQueueSpec[] = defined.map(({ queue, policy: name, definition }) => ({
+    ...queue,
+    durable: true,
+    autoDelete: false,
+    arguments: arguments_,
+    replication,
+    policy: name,
+    effective: { ...arguments_, ...asArguments(definition) },
+  }));
 
   const usesRetryExchange = target.mode !== 'quorum-delayed-retry' && levels.length > 0;
   const waitBindings = usesRetryExchange

@@ -1,5 +1,5 @@
 import { type Issue, type IssuePath, issue } from '../issues';
-import { planRabbitMq } from '../plan/rabbitmq';
+import { rabbitQueueDefinitions } from '../plan/rabbitmq';
 import type { Rule } from './context';
 
 /**
@@ -107,5 +107,10 @@ export function refusedSettingIssues(
 export const rabbitmqSettings: Rule = ({ policy, delays }) => {
   const target = policy.targets.rabbitmq;
   if (!target) return [];
-  return refusedSettingIssues(planRabbitMq(policy, target, delays).policies);
+  return refusedSettingIssues(
+    rabbitQueueDefinitions(policy, target, delays).map((each) => ({
+      name: each.policy,
+      definition: each.definition,
+    })),
+  );
 };
