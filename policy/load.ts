@@ -1,8 +1,9 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Document, isAlias, LineCounter, parseAllDocuments, visit } from 'yaml';
+import type { Document, LineCounter } from 'yaml';
 import { crossPolicyIssues, type Locator } from './cross-policy';
 import { decodePolicyBytes } from './decode';
+import { readFast } from './fast-yaml';
 import { API_VERSION, type PolicyInput } from './input';
 import { type Issue, issue, type SourceText } from './issues';
 import { locate } from './locate';
@@ -11,6 +12,7 @@ import { checkRules } from './rules';
 import { PolicySchema } from './schema';
 import { schemaIssues } from './schema-issues';
 import type { Policy } from './types';
+import { yamlLibrary } from './yaml-library';
 
 export interface LoadedPolicy {
   policy: Policy;
@@ -81,6 +83,7 @@ function skipped(file: string, line: number, what: string): Issue {
 
 /** Where an alias that names no earlier anchor is (an anchor never crosses "---"). */
 function unresolvedAlias(document: Document, lines: LineCounter): { line: number; col: number } | undefined {
+  const { isAlias, visit } = yamlLibrary();
   let at: number | undefined;
   visit(document, {
     Alias(_key, node) {
@@ -94,11 +97,56 @@ function unresolvedAlias(document: Document, lines: LineCounter): { line: number
   return at === undefined ? undefined : lines.linePos(at);
 }
 
-interface Parsed extends LoadResult {
+export interface Parsed extends LoadResult {
   locators: Map<LoadedPolicy, Locator>;
 }
 
-function parseText(text: string, file: string, found: boolean): Parsed {
+/** One YAML document of a file, with how to find a path in it. */
+interface SourceDocument {
+  value: unknown;
+  /** Line of the document's first node. */
+  line: number;
+  locator: Locator;
+}
+
+/** Schema and rules for one document, its findings located in the file. */
+function addDocument(result: Parsed, document: SourceDocument, file: string, found: boolean, many: boolean) {
+  const { value: input, line: start, locator } = document;
+  if (found && !claimsPolicy(input)) {
+    result.issues.push(skipped(file, start, many ? 'a YAML document' : 'a YAML file'));
+    return;
+  }
+  const checked = checkDocument(input, (path) => locator(path)?.source);
+  for (const finding of checked.issues) {
+    const position = locator(finding.path, finding.code === 'unknown-key' ? 'key' : 'value');
+    result.issues.push({
+      ...finding,
+      file,
+      ...(position ? { line: position.line, column: position.column } : { line: start, column: 1 }),
+    });
+  }
+  if (checked.policy) {
+    const loaded = { policy: checked.policy, file, line: start };
+    result.policies.push(loaded);
+    result.locators.set(loaded, locator);
+  }
+}
+
+/** A file that holds no document, or only ones that were neither policies nor findings. */
+function noPolicy(result: Parsed, file: string, documents: number): void {
+  if (documents === 0 || (result.policies.length === 0 && result.issues.length === 0)) {
+    result.issues.push({
+      ...issue('no-policy', [], 'expected at least one policy document, got none'),
+      file,
+      line: 1,
+      column: 1,
+    });
+  }
+}
+
+/** The `yaml` library's reading: every YAML error with its position, aliases, tags, YAML 1.1. */
+function parsePrecise(text: string, file: string, found: boolean): Parsed {
+  const { LineCounter, parseAllDocuments } = yamlLibrary();
   const lines = new LineCounter();
   const documents = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
   const result: Parsed = { policies: [], issues: [], locators: new Map() };
@@ -138,25 +186,8 @@ function parseText(text: string, file: string, found: boolean): Parsed {
       });
       continue;
     }
-    if (found && !claimsPolicy(input)) {
-      result.issues.push(skipped(file, start, list.length > 1 ? 'a YAML document' : 'a YAML file'));
-      continue;
-    }
     const locator: Locator = (path, at = 'value') => locate(document, lines, path, at);
-    const checked = checkDocument(input, (path) => locator(path)?.source);
-    for (const finding of checked.issues) {
-      const position = locator(finding.path, finding.code === 'unknown-key' ? 'key' : 'value');
-      result.issues.push({
-        ...finding,
-        file,
-        ...(position ? { line: position.line, column: position.column } : { line: start, column: 1 }),
-      });
-    }
-    if (checked.policy) {
-      const loaded = { policy: checked.policy, file, line: start };
-      result.policies.push(loaded);
-      result.locators.set(loaded, locator);
-    }
+    addDocument(result, { value: input, line: start, locator }, file, found, list.length > 1);
   }
   if (yamlErrors > MAX_YAML_ERRORS) {
     result.issues.push({
@@ -166,14 +197,29 @@ function parseText(text: string, file: string, found: boolean): Parsed {
       column: 1,
     });
   }
-  if (list.length === 0 || (result.policies.length === 0 && result.issues.length === 0)) {
-    result.issues.push({
-      ...issue('no-policy', [], 'expected at least one policy document, got none'),
+  noPolicy(result, file, list.length);
+  return result;
+}
+
+/**
+ * One file's text, read with the fast reader where it vouches for the file (fast-yaml.ts) and
+ * with the `yaml` library otherwise; `precise` forces the latter (tests compare the two).
+ */
+export function parseText(text: string, file: string, found: boolean, precise = false): Parsed {
+  const fast = precise ? undefined : readFast(text);
+  if (!fast) return parsePrecise(text, file, found);
+  const result: Parsed = { policies: [], issues: [], locators: new Map() };
+  for (const document of fast) {
+    const locator: Locator = (path, at = 'value') => document.locate(path, at);
+    addDocument(
+      result,
+      { value: document.value, line: document.line, locator },
       file,
-      line: 1,
-      column: 1,
-    });
+      found,
+      fast.length > 1,
+    );
   }
+  noPolicy(result, file, fast.length);
   return result;
 }
 

@@ -1,5 +1,6 @@
-import { type Document, isMap, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
+import type { Document, LineCounter, Node } from 'yaml';
 import type { IssuePath } from './issues';
+import { yamlLibrary } from './yaml-library';
 
 export interface Position {
   line: number;
@@ -18,6 +19,7 @@ export function locate(
   path: IssuePath,
   at: 'key' | 'value',
 ): Position | undefined {
+  const { isMap, isScalar, isSeq } = yamlLibrary();
   let node: Node | null | undefined = document.contents as Node | null;
   let keyNode: Node | undefined;
   let lastKey: Node | undefined;
