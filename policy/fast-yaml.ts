@@ -32,7 +32,8 @@ import type { Position } from './locate';
  *   `yaml` and the text "1e400" to js-yaml;
  * - an empty value, and a block scalar (`|`, `>`) anywhere but right after its key's colon: there
  *   js-yaml's offsets are not where `yaml` places them (a block scalar starts at its `|` or `>` to
- *   `yaml`, at its first line of text to js-yaml, so the header is found from the key);
+ *   `yaml`, at its first line of text to js-yaml, so the header is found from the key); a block
+ *   scalar with an indentation indicator (`|2`), or in a text with a tab;
  * - a carriage return that does not end a line: `yaml` refuses it, js-yaml takes it as one;
  * - a line longer than 1,024 characters: `yaml` refuses such a key, js-yaml takes it.
  * test/policy/fast-yaml.test.ts checks both readers give the same findings on fuzzed input.
@@ -65,16 +66,23 @@ function disputedText(text: string): boolean {
     (text.includes('...') && /^\.\.\./m.test(text))
   );
 }
+
 const MAX_LINE = 1024;
 
-/** From the end of a key to a block scalar's header on the same line: `key: |`, `"key":   >-`. */
-const TO_BLOCK_HEADER = /[ \t]*:[ \t]+(?=[|>])/y;
+/**
+ * From the end of a key to a block scalar's header on the same line: `key: |`, `"key":   >-`.
+ * Not with an indentation indicator (`|2`): the two read the blank lines after it differently.
+ */
+const TO_BLOCK_HEADER = /[ \t]*:[ \t]+(?=[|>][+-]?(?:[ \t]|\r?\n|$))/y;
 
 /**
  * The offset of a block scalar's `|` or `>`, the mapping value right after the key ending at
  * `keyEnd`; undefined unless its text starts on the very next line, as js-yaml says it does.
+ * Undefined too in a text with a tab: `yaml` refuses a block scalar line that starts with one,
+ * js-yaml takes it as blank.
  */
 function blockHeader(text: string, keyEnd: number, event: ScalarEvent): number | undefined {
+  if (text.includes('\t')) return undefined;
   TO_BLOCK_HEADER.lastIndex = keyEnd;
   if (!TO_BLOCK_HEADER.test(text)) return undefined;
   const header = TO_BLOCK_HEADER.lastIndex;

@@ -264,6 +264,70 @@ describe('the fast YAML reader agrees with the yaml library', () => {
     );
   });
 
+  it('agrees on block scalars: headers, blank and less indented lines, tabs, what follows', () => {
+    const header = fc.constantFrom(
+      '|',
+      '>',
+      '|-',
+      '>-',
+      '|+',
+      '>+',
+      '|2',
+      '>1',
+      '|1-',
+      '>2+',
+      '| # c',
+      '>-  #c',
+    );
+    const line = fc.constantFrom(
+      '',
+      ' ',
+      '  ',
+      '   ',
+      '\t',
+      '  \t',
+      '\t  x',
+      '  x',
+      '   x',
+      '    x',
+      ' x',
+      'x',
+      '  x y',
+      '  # c',
+      '  - x',
+      '  a: b',
+      '   \t',
+      '  x\t',
+      '\t\t',
+    );
+    const after = fc.constantFrom(
+      '',
+      '\n',
+      'b: 1\n',
+      '\n\nb: 1\n',
+      '  \nb: 1\n',
+      '\t\nb: 1\n',
+      '# c\nb: 1\n',
+      '---\nb: 1\n',
+    );
+    fc.assert(
+      fc.property(
+        fc.boolean(),
+        header,
+        fc.array(line, { maxLength: 5 }),
+        after,
+        fc.boolean(),
+        (nested, head, body, rest, crlf) => {
+          const pad = nested ? '  ' : '';
+          const lines = body.map((each) => `${pad}${each}\n`).join('');
+          const text = `${nested ? 'r:\n  ' : ''}a: ${head}\n${lines}${rest}`;
+          same(crlf ? text.replaceAll('\n', '\r\n') : text);
+        },
+      ),
+      { numRuns: 1500 },
+    );
+  });
+
   it('agrees on lines put together from YAML pieces', () => {
     const key = fc.oneof(
       fc.constantFrom(
