@@ -25,7 +25,8 @@ import type { Position } from './locate';
  * (returns undefined, and the caller reads the file with the `yaml` library) wherever they could
  * disagree:
  * - anything js-yaml refuses: a syntax error, a duplicate key, nesting deeper than 100;
- * - anchors, aliases, tags, directives (`%YAML 1.1`, `%TAG`) and the document end marker `...`;
+ * - tags, directives (`%YAML 1.1`, `%TAG`) and the document end marker `...`; an anchor on a
+ *   key, an alias inside an anchored node, more than 50 aliases in a document (alias bombs);
  * - a document that is not a mapping (an empty document, a lone scalar or list);
  * - a key that is not text: `null:` is the key "" to `yaml` and "null" to js-yaml;
  * - a plain scalar js-yaml keeps as text that could be read as a number: `1e400` is Infinity to
@@ -43,7 +44,8 @@ import type { Position } from './locate';
 type FastNode =
   | { kind: 'map'; start: number; pairs: Array<{ key: ScalarEvent; value: FastNode }> }
   | { kind: 'seq'; start: number; items: FastNode[] }
-  | { kind: 'scalar'; event: ScalarEvent; header?: number };
+  | { kind: 'scalar'; event: ScalarEvent; header?: number }
+  | { kind: 'alias'; start: number };
 
 export interface FastDocument {
   value: unknown;
@@ -123,21 +125,45 @@ function linePos(starts: readonly number[], offset: number): { line: number; col
 }
 
 /**
+ * Aliases per document this reader takes. `yaml` refuses a document whose aliases expand past
+ * 100 nodes (an alias bomb); with at most this many, each to a node holding no alias, none can.
+ */
+const MAX_ALIASES = 50;
+
+/** One document's events and what building its tree has counted so far. */
+interface Build {
+  text: string;
+  events: Event[];
+  aliases: number;
+}
+
+/**
  * The tree of one document's events, or undefined when something in it is outside what this
  * reader vouches for. `events[index]` is the node's first event; `end` is past its last.
- * `keyEnd`: where the key ends when the node is a mapping value.
+ * `keyEnd`: where the key ends when the node is a mapping value. `anchored`: inside a node with
+ * an anchor, where an alias is left to `yaml` (aliases inside aliased nodes multiply).
  */
 function buildTree(
-  text: string,
-  events: Event[],
+  build: Build,
   index: number,
   keyEnd?: number,
+  anchored = false,
 ): { node: FastNode; end: number } | undefined {
+  const { text, events } = build;
   const event = events[index];
   if (!event) return undefined;
+  if (event.type === EVENT_ID.ALIAS) {
+    build.aliases++;
+    if (anchored || build.aliases > MAX_ALIASES) return undefined;
+    // js-yaml's offset is the anchor's name; `yaml` points at the `*` before it.
+    return { node: { kind: 'alias', start: event.anchorStart - 1 }, end: index + 1 };
+  }
+  if (event.type === EVENT_ID.DOCUMENT || event.type === EVENT_ID.POP || event.tagStart >= 0)
+    return undefined;
+  // An anchor does not move a node's start to `yaml` (it points past the anchor, like js-yaml).
+  const inAnchor = anchored || event.anchorStart >= 0;
   switch (event.type) {
     case EVENT_ID.SCALAR: {
-      if (event.anchorStart >= 0 || event.tagStart >= 0) return undefined;
       if (event.style === SCALAR_STYLE.LITERAL_BLOCK || event.style === SCALAR_STYLE.FOLDED_BLOCK) {
         const header = keyEnd === undefined ? undefined : blockHeader(text, keyEnd, event);
         return header === undefined ? undefined : { node: { kind: 'scalar', event, header }, end: index + 1 };
@@ -150,11 +176,10 @@ function buildTree(
       return { node: { kind: 'scalar', event }, end: index + 1 };
     }
     case EVENT_ID.SEQUENCE: {
-      if (event.anchorStart >= 0 || event.tagStart >= 0) return undefined;
       const items: FastNode[] = [];
       let next = index + 1;
       while (events[next]?.type !== EVENT_ID.POP) {
-        const item = buildTree(text, events, next);
+        const item = buildTree(build, next, undefined, inAnchor);
         if (!item) return undefined;
         items.push(item.node);
         next = item.end;
@@ -162,27 +187,24 @@ function buildTree(
       return { node: { kind: 'seq', start: event.start, items }, end: next + 1 };
     }
     case EVENT_ID.MAPPING: {
-      if (event.anchorStart >= 0 || event.tagStart >= 0) return undefined;
       const pairs: Array<{ key: ScalarEvent; value: FastNode }> = [];
       let next = index + 1;
       while (events[next]?.type !== EVENT_ID.POP) {
-        const key = buildTree(text, events, next);
+        const key = buildTree(build, next, undefined, inAnchor);
         if (key?.node.kind !== 'scalar') return undefined;
         const keyEvent = key.node.event;
+        if (keyEvent.anchorStart >= 0) return undefined;
         if (keyEvent.style === SCALAR_STYLE.PLAIN && !isText(getScalarValue(text, keyEvent)))
           return undefined;
         // A quoted key's valueEnd is its closing quote.
         const keyEnd = keyEvent.style === SCALAR_STYLE.PLAIN ? keyEvent.valueEnd : keyEvent.valueEnd + 1;
-        const value = buildTree(text, events, key.end, keyEnd);
+        const value = buildTree(build, key.end, keyEnd, inAnchor);
         if (!value) return undefined;
         pairs.push({ key: keyEvent, value: value.node });
         next = value.end;
       }
       return { node: { kind: 'map', start: event.start, pairs }, end: next + 1 };
     }
-    default:
-      // An alias, or an event stream this reader does not expect.
-      return undefined;
   }
 }
 
@@ -254,7 +276,7 @@ export function readFast(text: string): FastDocument[] | undefined {
   while (index < events.length) {
     const document = events[index];
     if (document?.type !== EVENT_ID.DOCUMENT || document.directives.length > 0) return undefined;
-    const tree = buildTree(text, events, index + 1);
+    const tree = buildTree({ text, events, aliases: 0 }, index + 1);
     if (tree?.node.kind !== 'map' || events[tree.end]?.type !== EVENT_ID.POP) return undefined;
     const root = tree.node;
     documents.push({
