@@ -1,71 +1,117 @@
 /**
- * Wall time of `retry-topology validate` on many policies, the whole CLI process as CI runs it:
- * Node start, module loading, reading the files, YAML, the schema, the rules and the
- * cross-policy checks.
+ * Wall and CPU time of `retry-topology validate` on many policies, the whole CLI process as CI
+ * runs it: Node start, module loading, finding and reading the files, YAML, the schema, the
+ * rules, the cross-policy checks and printing the findings.
  *
- *   npm run build && npx tsx bench/cli/validate.ts [policies=1000] [rounds=7]
+ *   npm run build && npx tsx bench/cli/validate.ts [--policies 1000,100] [--rounds 9] [--cli dist/cli/main.js]...
  *
- * The policies are the billing example with every target, one per file, each with names of its
- * own (so the cross-policy checks find nothing and every rule runs in full), spread over ten
- * team folders. Each round spawns `node dist/cli/main.js validate <dir>` once; the lines are the
- * median and the fastest of the rounds. One warm-up run first, so the file cache is warm as in
- * CI after checkout.
+ * The policies are varied (bench/cli/policies.ts) and written once to a temporary directory.
+ * Each round runs `node <cli> validate <dir>` once per CLI and size, interleaved, so outside load
+ * falls on every build alike; `--cli` more than once compares builds (say the one before a change,
+ * built into another directory). One warm-up run of each first, so the file cache is warm as in CI
+ * after a checkout. Times come from bash's `time` (wall, and user + system CPU of the process and
+ * its threads); the load average is read before each round, because other work on the machine
+ * shows in the wall time (see BENCHMARKS.md).
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
+import { writePolicies } from './policies';
 
-const POLICIES = Number(process.argv[2] ?? 1_000);
-const ROUNDS = Number(process.argv[3] ?? 7);
-const TEAMS = 10;
+const { values } = parseArgs({
+  options: {
+    policies: { type: 'string', default: '1000,100' },
+    rounds: { type: 'string', default: '9' },
+    cli: { type: 'string', multiple: true, default: ['dist/cli/main.js'] },
+  },
+});
+const SIZES = (values.policies ?? '').split(',').map(Number);
+const ROUNDS = Number(values.rounds);
+const CLIS = values.cli ?? [];
 
-function writePolicies(root: string): void {
-  const billing = readFileSync('policies/billing.yaml', 'utf8');
-  for (let index = 0; index < POLICIES; index++) {
-    const team = join(root, `team-${index % TEAMS}`);
-    mkdirSync(team, { recursive: true });
-    const name = `team${index % TEAMS}.consumer-${index}`;
-    const text = billing
-      .replaceAll('billing.order-placed', name)
-      .replace('consumerGroup: billing', `consumerGroup: group-${index}`)
-      .replace('subscription: billing', `subscription: sub-${index}`)
-      .replace('declareTopic: true', 'declareTopic: false')
-      .replace('declareExchange: true', 'declareExchange: false')
-      // Clean under --strict: the acknowledged warning is a note.
-      .replace(
-        '  jitter: none',
-        '  jitter: none\n  acknowledge:\n    - code: no-jitter\n      reason: bench',
-      );
-    writeFileSync(join(team, `${name}.yaml`), text);
+interface Run {
+  wallMs: number;
+  cpuMs: number;
+  status: number;
+  out: string;
+}
+
+/** One process under bash's `time`: its output apart from the timing line. */
+function once(args: string[]): Run {
+  const script = 'TIMEFORMAT="%R %U %S"; { time "$@" >"$OUT" 2>&1 ; } 2>&1; echo "status $?" ';
+  const dir = mkdtempSync(join(tmpdir(), 'rt-bench-out-'));
+  const out = join(dir, 'out');
+  try {
+    const result = spawnSync('bash', ['-c', script, 'bash', ...args], {
+      encoding: 'utf8',
+      env: { ...process.env, OUT: out },
+    });
+    const [timing = '', statusLine = ''] = result.stdout.trim().split('\n').slice(-2);
+    const [real = 'NaN', user = 'NaN', system = 'NaN'] = timing.split(' ');
+    return {
+      wallMs: Number(real) * 1000,
+      cpuMs: (Number(user) + Number(system)) * 1000,
+      status: Number(statusLine.replace('status ', '')),
+      out: readFileSync(out, 'utf8'),
+    };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
   }
 }
 
-function once(dir: string): { ms: number; status: number | null; out: string } {
-  const start = performance.now();
-  const result = spawnSync(process.execPath, ['dist/cli/main.js', 'validate', '--strict', dir], {
-    encoding: 'utf8',
-  });
-  return { ms: performance.now() - start, status: result.status, out: `${result.stdout}${result.stderr}` };
+const quantile = (sorted: number[], q: number) => sorted[Math.round((sorted.length - 1) * q)] ?? Number.NaN;
+const ms = (value: number) => `${Math.round(value)}`;
+
+function report(label: string, runs: Run[], loads: number[]): void {
+  const wall = runs.map((run) => run.wallMs).sort((a, b) => a - b);
+  const cpu = runs.map((run) => run.cpuMs).sort((a, b) => a - b);
+  const load = [...loads].sort((a, b) => a - b);
+  console.log(
+    `${label}: wall median ${ms(quantile(wall, 0.5))} ms (min ${ms(wall[0] ?? 0)}, max ${ms(wall[wall.length - 1] ?? 0)}); ` +
+      `CPU median ${ms(quantile(cpu, 0.5))} ms (min ${ms(cpu[0] ?? 0)}, max ${ms(cpu[cpu.length - 1] ?? 0)}); ` +
+      `load ${load[0]?.toFixed(2)}–${load[load.length - 1]?.toFixed(2)}`,
+  );
 }
 
 const root = mkdtempSync(join(tmpdir(), 'rt-bench-validate-'));
 try {
-  writePolicies(root);
-  const warm = once(root);
-  if (warm.status !== 0) throw new Error(`validate failed:\n${warm.out.slice(-2000)}`);
-  const times: number[] = [];
-  for (let round = 0; round < ROUNDS; round++) times.push(once(root).ms);
-  times.sort((a, b) => a - b);
-  const median = times[Math.floor(times.length / 2)] ?? 0;
+  const cases = SIZES.map((size) => {
+    const dir = join(root, `p${size}`);
+    const files = writePolicies(dir, size);
+    return { size, files, dir };
+  });
+  console.log(`${cpus().length} CPUs, Node ${process.version}, ${ROUNDS} rounds`);
+  const node = once([process.execPath, '-e', '0']);
   console.log(
-    `${POLICIES} policies in ${POLICIES} files, ${ROUNDS} rounds (load ${loadavg()[0]?.toFixed(2)})`,
+    `node -e 0 (the floor of any Node process): wall ${ms(node.wallMs)} ms, CPU ${ms(node.cpuMs)} ms`,
   );
-  console.log(`  ${warm.out.trim().split('\n').pop()}`);
-  console.log(
-    `  median ${Math.round(median)} ms, fastest ${Math.round(times[0] ?? 0)} ms, slowest ${Math.round(times[times.length - 1] ?? 0)} ms`,
-  );
+  const results = new Map<string, { runs: Run[]; loads: number[] }>();
+  for (const { size, files, dir } of cases)
+    for (const cli of CLIS) {
+      const warm = once([process.execPath, cli, 'validate', dir]);
+      const last = warm.out.trim().split('\n').pop() ?? '';
+      if (
+        warm.status !== 0 ||
+        !last.includes(`${size.toLocaleString('en-US')} policies in ${files} files valid`)
+      )
+        throw new Error(`${cli} validate failed (${warm.status}):\n${warm.out.slice(-2000)}`);
+      console.log(`${cli}, ${size} policies: ${last}`);
+      results.set(`${cli} ${size}`, { runs: [], loads: [] });
+    }
+  for (let round = 0; round < ROUNDS; round++)
+    for (const { size, dir } of cases)
+      for (const cli of CLIS) {
+        const entry = results.get(`${cli} ${size}`);
+        entry?.loads.push(loadavg()[0] ?? Number.NaN);
+        entry?.runs.push(once([process.execPath, cli, 'validate', dir]));
+      }
+  for (const { size, files } of cases)
+    for (const cli of CLIS) {
+      const entry = results.get(`${cli} ${size}`);
+      if (entry) report(`${cli}, ${size} policies in ${files} files`, entry.runs, entry.loads);
+    }
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
