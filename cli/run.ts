@@ -5,7 +5,8 @@ type Command = (args: string[], output: Output) => Promise<number>;
 
 /**
  * Every command, by name. A new command is one entry here and one file in commands/. Each is
- * loaded when it runs: `validate` in CI need not load the renderers, the simulator or the broker clients.
+ * loaded when it runs: `validate` in CI need not load the renderers, the simulator or the broker
+ * clients.
  */
 const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> = {
   validate: async () => {
