@@ -1,5 +1,6 @@
 import type { DeliveryRules, RangeMs, Replication, RetryPlan } from '../../policy';
 import { formatDuration } from '../../policy';
+import { plural } from '../output';
 
 /**
  * Plan facts as rows of words, shared by the text and Markdown formats: what to say is decided
@@ -104,7 +105,7 @@ export function resourceRows(plan: RetryPlan, target: keyof RetryPlan['targets']
       rows.push({
         kind: 'queue',
         name: queue.name,
-        detail: `${queue.role}${queue.delayMs === undefined ? '' : ` ${formatDuration(queue.delayMs)}`}, ${queue.replication.replicas} replicas, ${settings(queue.effective)}`,
+        detail: `${queue.role}${queue.delayMs === undefined ? '' : ` ${formatDuration(queue.delayMs)}`}, ${plural(queue.replication.replicas, 'replica')}, ${settings(queue.effective)}`,
       });
     for (const policy of r.policies)
       rows.push({
@@ -124,7 +125,7 @@ export function resourceRows(plan: RetryPlan, target: keyof RetryPlan['targets']
       rows.push({
         kind: 'topic',
         name: topic.name,
-        detail: `${topic.role}${topic.delayMs === undefined ? '' : ` ${formatDuration(topic.delayMs)}`}, ${topic.partitions} partitions, ${topic.replicationFactor} replicas, ${settings(topic.config)}`,
+        detail: `${topic.role}${topic.delayMs === undefined ? '' : ` ${formatDuration(topic.delayMs)}`}, ${topic.partitions} partitions, ${plural(topic.replicationFactor, 'replica')}, ${settings(topic.config)}`,
       });
   }
   if (target === 'serviceBus' && plan.targets.serviceBus) {
@@ -180,7 +181,7 @@ export function replicationSummary(plan: RetryPlan, target: keyof RetryPlan['tar
     if (!queue) return '';
     const cluster =
       rabbitmq.clusterSize === undefined ? '' : ` on a cluster of ${nodes(rabbitmq.clusterSize)}`;
-    return `replication: ${queue.replication.replicas} replicas per quorum queue${cluster}: ${survives(queue.replication)}; exchanges, bindings and policies are on every node`;
+    return `replication: ${plural(queue.replication.replicas, 'replica')} per quorum queue${cluster}: ${survives(queue.replication)}; exchanges, bindings and policies are on every node`;
   }
   if (target === 'kafka' && kafka) {
     const topic = kafka.topics[0];
