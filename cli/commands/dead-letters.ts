@@ -1,3 +1,4 @@
+import { safeJson } from '../../policy';
 import { DeadLetterError, type DeadLetterErrorCode, requireDeadLetters } from '../../runtime/dead-letters';
 import { type DeadLetterArgs, parseDeadLetterArgs } from '../dead-letters/args';
 import { CONNECTORS, type Connectors } from '../dead-letters/connect';
@@ -81,7 +82,7 @@ function printFailure(error: DeadLetterError, args: DeadLetterArgs | undefined, 
   const report = error.report;
   if (report && args) {
     if (args.format === 'json')
-      output.out(JSON.stringify({ ...report, error: { code: error.code, message: error.message } }, null, 2));
+      output.out(safeJson({ ...report, error: { code: error.code, message: error.message } }));
     else output.err('purged' in report ? purgeText(report) : replayText(report));
   }
   return EXIT_BY_CODE[error.code];

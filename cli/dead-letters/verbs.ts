@@ -1,4 +1,4 @@
-import type { RetryPlan } from '../../policy';
+import { type RetryPlan, safeJson } from '../../policy';
 import type { DeadLetters } from '../../runtime/dead-letters';
 import type { DeadLetterEnvironment } from '../commands/dead-letters';
 import { EXIT, type Output } from '../output';
@@ -18,7 +18,8 @@ export async function runVerb(
   signal: AbortSignal,
 ): Promise<number> {
   const now = environment.now();
-  const json = (value: unknown) => output.out(JSON.stringify(value, null, 2));
+  // safeJson: JSON.stringify leaves C1 controls and bidirectional overrides from a message raw.
+  const json = (value: unknown) => output.out(safeJson(value));
   switch (args.verb) {
     case 'list': {
       const summary = await commands.list({ filter: args.filter, signal });

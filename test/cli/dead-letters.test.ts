@@ -138,7 +138,8 @@ describe('dead-letters: bad input gets a coded error and changes nothing', () =>
 });
 
 describe('dead-letters output is safe to print', () => {
-  const hostile = '\u001b]0;pwned\u0007\u001b[2J\u202eevil';
+  // OSC title, BEL, clear screen, a C1 CSI and a right-to-left override.
+  const hostile = '\u001b]0;pwned\u0007\u001b[2J\u009b2J\u202eevil';
   const broker = new MemoryBroker().add(1, () => ({
     reason: 'permanent',
     errorName: `Evil${hostile}`,
@@ -153,18 +154,48 @@ describe('dead-letters output is safe to print', () => {
   } as unknown as Connectors;
   const args = ['policies/billing.yaml', '--target', 'rabbitmq'];
 
-  it('escapes control and bidirectional characters in list, show and markdown', async () => {
+  it('escapes control and bidirectional characters in list, show, Markdown and JSON', async () => {
     for (const argv of [
       ['list', ...args],
       ['show', ...args],
       ['list', ...args, '--format', 'markdown'],
+      ['list', ...args, '--format', 'json'],
+      ['show', ...args, '--format', 'json'],
     ]) {
       const result = await run(argv, { connectors });
       expect(result.code, result.err).toBe(0);
-      expect([...result.out].filter((char) => ['\u0007', '\u001b', '\u202e'].includes(char))).toEqual([]);
-      expect(result.out).toContain('\\x1b]0;pwned\\x07');
+      const raw = [...result.out].filter((char) => ['\u0007', '\u001b', '\u009b', '\u202e'].includes(char));
+      expect(raw, argv.join(' ')).toEqual([]);
+      expect(result.out).toMatch(/\\(x1b|u001b)\]0;pwned\\(x07|u0007)/);
     }
     const markdown = await run(['list', ...args, '--format', 'markdown'], { connectors });
-    expect(markdown.out).toContain('`Evil\\x1b]0;pwned\\x07\\x1b[2J\\u202eevil`');
+    expect(markdown.out).toContain('`Evil\\x1b]0;pwned\\x07\\x1b[2J\\x9b2J\\u202eevil`');
+  });
+});
+
+describe('dead-letters replay progress', () => {
+  const broker = new MemoryBroker().add(5);
+  const connectors = {
+    rabbitmq: async () => ({ commands: deadLetterCommands(broker), close: async () => {} }),
+  } as unknown as Connectors;
+  const argv = ['replay', 'policies/billing.yaml', '--target', 'rabbitmq', '--rate', '1000/s'];
+
+  it('draws a bar on the terminal only, redrawn in place, ending at the total and a new line', async () => {
+    const drawn: string[] = [];
+    const terminal = { write: (text: string) => void drawn.push(text) };
+    const dry = await run(argv, { connectors, terminal });
+    expect(dry.code, dry.err).toBe(0);
+    expect(drawn).toEqual([]); // a dry run sends nothing, so it draws nothing
+
+    const result = await run([...argv, '--yes'], { connectors, terminal, now: Date.now });
+    expect(result.code, result.err).toBe(0);
+    expect(broker.replayed).toHaveLength(5);
+    expect(drawn.length).toBeGreaterThanOrEqual(2);
+    for (const line of drawn.slice(0, -1)) expect(line.startsWith('\r\u001b[2Kreplaying [')).toBe(true);
+    expect(drawn.at(-2)).toContain('] 5/5');
+    expect(drawn.at(-1)).toBe('\n');
+    // The summary goes to stdout, the bar never does.
+    expect(result.out).not.toContain('\r');
+    expect(result.out).toContain('replayed 5');
   });
 });
