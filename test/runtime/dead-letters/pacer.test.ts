@@ -82,6 +82,30 @@ describe('Pacer', () => {
     expect(times).toEqual([0, 100, 1_100, 1_200, 1_300, 1_400]);
   });
 
+  it('keeps its rate when every timer fires late, and does not sleep for less than a millisecond', async () => {
+    // A loaded machine: each sleep lasts 4 ms longer than asked.
+    let at = 0;
+    let sleeps = 0;
+    const late = {
+      now: () => at,
+      sleep: async (ms: number) => {
+        sleeps++;
+        at += ms + 4;
+      },
+    };
+    const pacer = new Pacer(100, late, mulberry32(5));
+    const times: number[] = [];
+    for (let index = 0; index < 500; index++) times.push(await pacer.wait());
+    // 500 at 100/s: five seconds and a little; restarting the schedule after each late timer took 5.46.
+    expect(times[499]).toBeLessThanOrEqual(5_000 + 50);
+    expect(mostInOneSecond(times)).toBeLessThanOrEqual(100);
+
+    sleeps = 0;
+    const fast = new Pacer(1_000_000, late, mulberry32(5));
+    for (let index = 0; index < 1_000; index++) await fast.wait();
+    expect(sleeps).toBe(0);
+  });
+
   it('refuses a rate of 0 or less', () => {
     expect(() => new Pacer(0, new FakeClock(), Math.random)).toThrow(RangeError);
   });
