@@ -100,6 +100,14 @@ describe('Pacer', () => {
     expect(times[499]).toBeLessThanOrEqual(5_000 + 50);
     expect(mostInOneSecond(times)).toBeLessThanOrEqual(100);
 
+    // At 500/s a slot (2 ms) is shorter than the lateness: the schedule still holds.
+    at = 0;
+    const quick = new Pacer(500, late, mulberry32(5));
+    const quickTimes: number[] = [];
+    for (let index = 0; index < 1_000; index++) quickTimes.push(await quick.wait());
+    expect(quickTimes[999]).toBeLessThanOrEqual(2_000 + 50);
+    expect(mostInOneSecond(quickTimes)).toBeLessThanOrEqual(500);
+
     sleeps = 0;
     const fast = new Pacer(1_000_000, late, mulberry32(5));
     for (let index = 0; index < 1_000; index++) await fast.wait();
