@@ -14,7 +14,8 @@ export const DEAD_LETTERS_USAGE = `retry-topology dead-letters list|show|replay|
   stack's planJson output; - reads stdin); --policy picks one when it holds several.
   list     counts by reason, error, source and age, oldest and newest    [--format text|json|markdown]
   show     the messages: headers, dead-letter facts, a safe body preview [--limit N] [--skip N] [--preview BYTES] [--format text|json]
-  replay   back to where they came from, paced, each removed only once its copy is confirmed
+  replay   back to where they came from, each removed only once its copy is confirmed; paced with
+           jitter, never more than --rate in any one second; the attempt count starts again
            [--rate 50/s] [--keep-attempts] [--yes]   (without --yes: a dry run)
   purge    delete them: --yes --expect N [--archive file.jsonl]   (without --yes: a dry run)
   filters  --reason permanent|exhausted|broker-rejected|unknown  --error <ErrorName>  --id <id>
