@@ -277,6 +277,14 @@ export class KeyOrdering<T extends Held> {
           this.lanes.delete(lane.partition);
           break;
         }
+        // Its commit failed: the partition may be moving, and the next owner reads from the last
+        // commit that landed, so it runs the records released since then again. Release no more
+        // (never the key's next record before the new owner runs this one again) until a commit
+        // lands; if the partition moved, the lane is dropped meanwhile.
+        if (lane.commitFailing && !(await lane.recommit())) {
+          retryInMs = this.options.retryReleaseInMs();
+          break;
+        }
         if (settled) await this.options.settle(next);
         else if (!(await this.options.release(next))) {
           retryInMs = this.options.retryReleaseInMs();

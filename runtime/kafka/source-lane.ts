@@ -15,6 +15,11 @@ export class SourceLane<T extends { message: { offset: string } }> {
   readonly releasing = new Set<string>();
   /** Set when the partition went to another member: nothing more is committed from here. */
   dropped = false;
+  /**
+   * Set while this lane's last commit failed (a rebalance in progress, the coordinator moving):
+   * the partition may be going to another member, which reads from the last commit that landed.
+   */
+  commitFailing = false;
   private committing: Promise<void> = Promise.resolve();
   private queued: Promise<void> | undefined;
   private lastMark: string | undefined;
@@ -76,6 +81,15 @@ export class SourceLane<T extends { message: { offset: string } }> {
     return this.commit();
   }
 
+  /** Commits the current mark again; resolves whether it (or an equal one before it) landed. */
+  recommit(): Promise<boolean> {
+    if (this.dropped) return Promise.resolve(false);
+    return this.commit().then(
+      () => true,
+      () => false,
+    );
+  }
+
   /** Leaves the record uncommitted and forgets it (a new owner, or a restart, reads it again). */
   drop(): void {
     this.dropped = true;
@@ -96,7 +110,10 @@ export class SourceLane<T extends { message: { offset: string } }> {
         if (this.dropped) return;
         const mark = this.progress.mark();
         const text = `${mark.offset}|${mark.metadata}`;
-        if (text === this.lastMark) return;
+        if (text === this.lastMark) {
+          this.commitFailing = false;
+          return;
+        }
         try {
           await this.consumer.commitOffsets([
             {
@@ -107,7 +124,9 @@ export class SourceLane<T extends { message: { offset: string } }> {
             },
           ]);
           this.lastMark = text;
+          this.commitFailing = false;
         } catch (cause) {
+          this.commitFailing = true;
           throw new KafkaRetryError(
             'commit-failed',
             `committing ${this.topic}[${this.partition}] at ${mark.offset} failed`,

@@ -10,7 +10,7 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
-import { createKafkaRetry } from '../../../runtime/kafka';
+import { type ConsumerLike, createKafkaRetry } from '../../../runtime/kafka';
 import { FAST, kit } from '../../support/kafka-kit';
 
 class InvalidCurrencyError extends Error {
@@ -68,13 +68,43 @@ async function main() {
   const main = client.consumer(target.consumerGroup, settings);
   const retrying = client.consumer(target.retryConsumerGroup, settings);
   await Promise.all([main.connect(), retrying.connect()]);
-  await retry.runMain(main);
+  await retry.runMain(traced(main, write));
   await retry.runRetry(retrying);
   process.stdout.write('running\n');
   process.once('SIGTERM', async () => {
     await retry.stop();
     await Promise.all([main.disconnect(), retrying.disconnect(), producer.disconnect(), admin.disconnect()]);
     process.exit(0);
+  });
+}
+
+/**
+ * The main consumer with what it reads and commits written to the log (`read`, `commit`), so a
+ * duplicate can be traced to the commit it was read again from.
+ */
+function traced(consumer: ConsumerLike, write: (line: Record<string, unknown>) => void): ConsumerLike {
+  return new Proxy(consumer, {
+    get(target, property) {
+      if (property === 'run') {
+        return (config: Parameters<ConsumerLike['run']>[0]) =>
+          target.run({
+            ...config,
+            eachMessage: (payload) => {
+              const { partition, message } = payload;
+              write({ ev: 'read', p: partition, o: message.offset, v: String(message.value) });
+              return config.eachMessage(payload);
+            },
+          });
+      }
+      if (property === 'commitOffsets') {
+        return async (offsets: Parameters<ConsumerLike['commitOffsets']>[0]) => {
+          for (const o of offsets) write({ ev: 'commit', p: o.partition, o: o.offset, m: o.metadata });
+          await target.commitOffsets(offsets);
+        };
+      }
+      const value = Reflect.get(target, property, target);
+      return typeof value === 'function' ? value.bind(target) : value;
+    },
   });
 }
 

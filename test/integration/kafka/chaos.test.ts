@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -73,7 +73,13 @@ function random(seed: number): () => number {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Line {
-  ev: 'call' | 'ok' | 'fail' | 'runtime-failed' | 'parked';
+  ev: 'call' | 'ok' | 'fail' | 'runtime-failed' | 'parked' | 'story' | 'read' | 'commit';
+  /** On read and commit lines: the source partition, offset and commit metadata. */
+  p?: number;
+  o?: string;
+  m?: string;
+  /** On story lines: what the test did to a process. */
+  what?: string;
   v?: string;
   a?: number;
   /** On calls: the record's x-request-id and traceparent headers as the handler got them. */
@@ -178,6 +184,11 @@ describe.each([
     };
 
     const story: string[] = [];
+    // Also in the log, between the handler calls, to read a duplicate against the kills.
+    const tell = (what: string) => {
+      story.push(what);
+      appendFileSync(log, `${JSON.stringify({ ev: 'story', what, pid: process.pid })}\n`);
+    };
     const starting: Array<Promise<unknown>> = [];
     const live = () => [...workers].filter((w) => w.exitCode === null && w.signalCode === null);
     const pick = () => {
@@ -189,13 +200,13 @@ describe.each([
       if (!victim) return;
       victim.kill('SIGKILL');
       await exited(victim);
-      story.push(`kill ${victim.pid}`);
+      tell(`kill ${victim.pid}`);
     };
     // Started in the background: a process may be killed while it is still joining.
     const add = () => {
       const started = startWorker(env).then(
-        (worker) => story.push(`start ${worker.pid}`),
-        () => story.push('a start killed'),
+        (worker) => tell(`start ${worker.pid}`),
+        () => tell('a start killed'),
       );
       starting.push(started);
       return started;
@@ -205,7 +216,7 @@ describe.each([
       if (!victim) return;
       victim.kill('SIGTERM');
       await exited(victim);
-      story.push(`stop ${victim.pid}`);
+      tell(`stop ${victim.pid}`);
     };
 
     await Promise.all([add(), add(), add()]);
@@ -334,7 +345,24 @@ describe.each([
     for (let i = 0; i + KEYS < RECORDS; i++) {
       const last = lastCall.get(`r${i}`) ?? -1;
       if (last > (firstCall.get(`r${i + KEYS}`) ?? Number.POSITIVE_INFINITY)) replayed++;
-      if (last > (lastCall.get(`r${i + KEYS}`) ?? Number.POSITIVE_INFINITY)) lastOutOfOrder++;
+      if (last > (lastCall.get(`r${i + KEYS}`) ?? Number.POSITIVE_INFINITY)) {
+        lastOutOfOrder++;
+        // What each process did with the two records, by log line: the story of that duplicate.
+        const pair = new Set([`r${i}`, `r${i + KEYS}`]);
+        const partition = (i % KEYS) % 3;
+        const story = all.flatMap((line, at) => {
+          if (line.ev === 'read' || line.ev === 'commit') {
+            if (line.p !== partition) return [];
+            return [
+              `${at} ${line.pid} ${line.ev} ${line.o}${line.v ? ` ${line.v}` : ''}${line.m ? ` ${line.m}` : ''}`,
+            ];
+          }
+          if (line.v && pair.has(line.v)) return [`${at} ${line.pid} ${line.ev} ${line.v}#${line.a}`];
+          if (line.ev === 'runtime-failed') return [`${at} ${line.pid} runtime-failed ${line.code}`];
+          return line.ev === 'story' ? [`${at} ${line.what}`] : [];
+        });
+        console.log(`r${i} last ran after r${i + KEYS}:\n${story.join('\n')}`);
+      }
     }
     const duplicateCalls = [...calls.values()].reduce((sum, count) => sum + count - 1, 0);
     const duplicateSuccesses = [...oks.values()].reduce((sum, count) => sum + count - 1, 0);

@@ -152,4 +152,70 @@ describe('park-key: faults while records wait behind their key', () => {
     await waitFor(() => orders.done.length === 5, 30_000, 'every record');
     expect(orders.done.filter((id) => id.startsWith('A'))).toEqual(['A0', 'A1', 'A2']);
   });
+
+  it('a commit that fails after a released record (a rebalance under way): the key’s next record waits until a commit lands', async () => {
+    const plan = kafkaPlan(uniqueName('commit-fails'), {
+      ordering: 'per-key',
+      maxAttempts: 2,
+      backoff: { type: 'list', delays: ['1s'] },
+    });
+    harness = await new Harness(plan).open();
+    // Commits of the main group refused without landing, `failing` of them in a row.
+    let failing = 0;
+    let landed = -1n;
+    const refusing = (consumer: ConsumerLike): ConsumerLike =>
+      new Proxy(consumer, {
+        get(target, property) {
+          if (property === 'commitOffsets') {
+            return async (offsets: Parameters<ConsumerLike['commitOffsets']>[0]) => {
+              if (failing > 0) {
+                failing--;
+                throw new Error('REBALANCE_IN_PROGRESS (simulated)');
+              }
+              await target.commitOffsets(offsets);
+              for (const o of offsets) landed = BigInt(o.offset);
+            };
+          }
+          const value = Reflect.get(target, property, target);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
+    const orders = ordersHandler({ A0: 1 });
+    // What the group's commit said when each record ran.
+    const committedAt: Record<string, bigint> = {};
+    const client = harness.kit;
+    const settings = { ...FAST, fromBeginning: true };
+    const retry = createKafkaRetry({
+      plan: harness.plan,
+      producer: harness.producer,
+      admin: harness.clientAdmin,
+      client: client.client,
+      viewConsumer: (groupId) => client.consumer(groupId, settings),
+      fromBeginning: true,
+      failureBackoff: { initialMs: 300, maxMs: 1_000 },
+      handler: async (message) => {
+        const id = String(message.value);
+        committedAt[id] = landed;
+        await orders.handler(message);
+        // A1's commit and the next one are refused.
+        if (id === 'A1') failing = 2;
+      },
+    });
+    const main = client.consumer(harness.target.consumerGroup, settings);
+    const retrying = client.consumer(harness.target.retryConsumerGroup, settings);
+    await Promise.all([main.connect(), retrying.connect()]);
+    stops.push(async () => {
+      await retry.stop();
+      await Promise.all([main.disconnect(), retrying.disconnect()]);
+    });
+    await retry.runMain(refusing(main));
+    await retry.runRetry(retrying);
+    // A1 and A2 wait behind A0 (in the chain for 1 s); then A1 runs and its commit is refused.
+    await harness.send(['A0', 'A1', 'A2'].map((value) => ({ key: 'order-A', value })));
+    await waitFor(() => orders.done.length === 3, 30_000, 'all three');
+    expect(orders.done).toEqual(['A0', 'A1', 'A2']);
+    // A2 ran only once a commit past A1 (offset 1) had landed: had the partition moved, its new
+    // owner would have run A1 again, after A2.
+    expect(committedAt.A2).toBeGreaterThan(1n);
+  });
 });
