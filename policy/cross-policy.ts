@@ -1,6 +1,6 @@
 import { type Issue, type IssuePath, issue } from './issues';
 import type { LoadedPolicy } from './load';
-import type { Position } from './locate';
+import type { Position } from './position';
 import { entityNames, kafkaRetryPrefix, type NamedEntity, retryPrefixesOf } from './plan/names';
 import { clash } from './rules/names';
 

@@ -13,7 +13,7 @@ import {
   type ScalarEvent,
 } from 'js-yaml';
 import type { IssuePath } from './issues';
-import type { Position } from './locate';
+import type { Position } from './position';
 
 /**
  * Policy files read with js-yaml's event parser, which takes about a third of the `yaml`

@@ -2,12 +2,9 @@ import type { Document, LineCounter, Node } from 'yaml';
 import type { IssuePath } from './issues';
 import { yamlLibrary } from './yaml-library';
 
-export interface Position {
-  line: number;
-  column: number;
-  /** The YAML text of the node found, when it is a scalar. */
-  source?: string;
-}
+import type { Position } from './position';
+
+export type { Position } from './position';
 
 /**
  * The line and column of a path in a YAML document. A path that does not exist (a missing
