@@ -1,8 +1,7 @@
 import type { Document, LineCounter, Node } from 'yaml';
 import type { IssuePath } from './issues';
-import { yamlLibrary } from './yaml-library';
-
 import type { Position } from './position';
+import { yamlLibrary } from './yaml-library';
 
 export type { Position } from './position';
 
