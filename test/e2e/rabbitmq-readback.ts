@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import type { RabbitMqPlan } from '../../policy';
 import { management, waitFor } from '../integration/rabbitmq/support';
 
@@ -75,22 +76,43 @@ interface QueueInfo {
   effective_policy_definition?: Record<string, unknown>;
 }
 
+interface StoredPolicy {
+  definition: Record<string, unknown>;
+}
+
 /**
- * What the broker reports for the plan's entities. A queue's effective policy appears once the
- * management stats catch up (every ~5 s on 3.10.8), so this waits for it.
+ * A queue's record once its effective policy is the stored one. The management stats that carry
+ * it are refreshed every ~5 s; after a node restart a quorum queue reapplies a policy changed
+ * meanwhile only on its leader's next tick. So this waits up to 60 s for the two to agree, then
+ * returns what the broker reports, agreeing or not, for the caller to compare.
  */
+async function settledQueue(vhost: string, name: string, policy: string | undefined): Promise<QueueInfo> {
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    const queue = await waitFor(
+      async () => {
+        const found = await managementCall<QueueInfo>(`/queues/${vhost}/${enc(name)}`);
+        return found && 'effective_policy_definition' in found ? found : undefined;
+      },
+      30_000,
+      `management stats for queue ${name}`,
+    );
+    const stored =
+      policy === undefined
+        ? undefined
+        : await managementCall<StoredPolicy>(`/policies/${vhost}/${enc(policy)}`);
+    if (isDeepStrictEqual(queue.effective_policy_definition ?? {}, stored?.definition ?? {})) return queue;
+    if (Date.now() > deadline) return queue;
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+/** What the broker reports for the plan's entities. */
 export async function readRabbit(rabbit: RabbitMqPlan): Promise<RabbitReadback> {
   const vhost = enc(rabbit.vhost);
   const out: RabbitReadback = { queues: [], policies: [], exchanges: [], bindings: [] };
   for (const spec of rabbit.queues) {
-    const queue = await waitFor(
-      async () => {
-        const found = await managementCall<QueueInfo>(`/queues/${vhost}/${enc(spec.name)}`);
-        return found && 'effective_policy_definition' in found ? found : undefined;
-      },
-      30_000,
-      `management stats for queue ${spec.name}`,
-    );
+    const queue = await settledQueue(vhost, spec.name, spec.policy);
     out.queues.push({
       name: spec.name,
       type: queue.type,
