@@ -14,9 +14,12 @@ function escapeChar(char: string): string {
   return `\\u${(char.codePointAt(0) ?? 0).toString(16).padStart(4, '0')}`;
 }
 
-/** Every unsafe character as `\u001b`; `keep` lists characters to leave (our own "\n"). */
-export function printable(text: string, keep = ''): string {
-  return text.replace(UNSAFE, (char) => (keep.includes(char) ? char : escapeChar(char)));
+/**
+ * Every unsafe character as `\u001b`, or as `escape` writes it; `keep` lists characters to leave
+ * (our own "\n").
+ */
+export function printable(text: string, keep = '', escape: (char: string) => string = escapeChar): string {
+  return text.replace(UNSAFE, (char) => (keep.includes(char) ? char : escape(char)));
 }
 
 /** Whether a text has any character printable() would escape (besides those in `keep`). */

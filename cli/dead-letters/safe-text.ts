@@ -1,22 +1,15 @@
 /**
  * Text from a message (headers, bodies, error messages) is someone else's input: printed raw, an
  * escape sequence could retitle the terminal, hide lines or fake output. Everything a human
- * reads goes through here: C0 and C1 controls, DEL, and the Unicode characters that reorder or
- * break lines (bidirectional overrides and isolates, line and paragraph separators) become
- * visible escapes such as `\x1b` and `\u202e`.
+ * reads goes through here: the characters policy/printable.ts escapes (C0 and C1 controls, DEL,
+ * bidirectional overrides and isolates, line and paragraph separators, the byte-order mark, lone
+ * surrogates) become visible escapes such as `\x1b` and `\u202e`.
  */
+import { printable } from '../../policy/printable';
 
-/** Characters that reorder or break lines: bidi marks, overrides and isolates, U+2028/U+2029. */
-const LAYOUT = new Set([
-  0x061c, 0x200e, 0x200f, 0x2028, 0x2029, 0x202a, 0x202b, 0x202c, 0x202d, 0x202e, 0x2066, 0x2067, 0x2068,
-  0x2069,
-]);
-
-function isControl(code: number): boolean {
-  return code < 0x20 || (code >= 0x7f && code <= 0x9f);
-}
-
-function escaped(code: number): string {
+/** The short escapes a reader knows (`\n`, `\x1b`); `\u202e` past the first 256 code points. */
+function escaped(char: string): string {
+  const code = char.codePointAt(0) ?? 0;
   if (code === 0x0a) return '\\n';
   if (code === 0x09) return '\\t';
   if (code === 0x0d) return '\\r';
@@ -25,24 +18,14 @@ function escaped(code: number): string {
     : `\\u${code.toString(16).padStart(4, '0')}`;
 }
 
-function clean(text: string, keepLines: boolean): string {
-  let out = '';
-  for (const char of text) {
-    const code = char.charCodeAt(0);
-    const kept = keepLines && (code === 0x0a || code === 0x09);
-    out += !kept && (isControl(code) || LAYOUT.has(code)) ? escaped(code) : char;
-  }
-  return out;
-}
-
 /** One line of safe text: every control character escaped, newlines and tabs included. */
 export function safeText(text: string): string {
-  return clean(text, false);
+  return printable(text, '', escaped);
 }
 
 /** Safe text that keeps its newlines and tabs (a body preview). */
 export function safeLines(text: string): string {
-  return clean(text, true);
+  return printable(text, '\n\t', escaped);
 }
 
 /** Share of characters that are controls other than newline, tab and carriage return. */

@@ -27,6 +27,12 @@ describe('text from a message, as a terminal shows it', () => {
     expect(safeLines('a\nb\tc\rd')).toBe('a\nb\tc\\rd');
   });
 
+  it('escapes what a terminal, an annotation or an XML file cannot show as itself: BOM, U+FFFF, lone surrogates', () => {
+    expect(safeText('\ufeffa\uffffb\ud800c\udc00d')).toBe('\\ufeffa\\uffffb\\ud800c\\udc00d');
+    // A surrogate pair is one character, and kept.
+    expect(safeText('😀')).toBe('😀');
+  });
+
   it('shows text bodies as text and anything else as a hex dump', () => {
     const text = previewBody(Buffer.from('{"id":"m-1"}\n\u001b[2Jmore'), 100);
     expect(text).toMatchObject({ kind: 'text', truncated: false, lines: ['{"id":"m-1"}', '\\x1b[2Jmore'] });
