@@ -17,9 +17,10 @@ export function replayGroupOf(deadLetterTopic: string): string {
  * Where each target of a plan keeps its dead letters, and where `dead-letters replay` sends them.
  *
  * Service Bus has two when the copies go to a retry queue of the consumer's own (a subscription,
- * or a duplicate-detecting queue): a message that fails on the entity itself (a permanent error
- * on attempt 1, or the broker's MaxDeliveryCount) is dead-lettered there, one that fails on the
- * retry queue (attempt 2 on, so every exhausted one) in the retry queue's own subqueue.
+ * or a duplicate-detecting queue) and there is more than one attempt: a message that fails on the
+ * entity itself (a permanent error on attempt 1, or the broker's MaxDeliveryCount) is
+ * dead-lettered there, one that fails on the retry queue (attempt 2 on, so every exhausted one) in
+ * the retry queue's own subqueue: the plan's deadLetterQueues.
  */
 export function deadLetterLocations(plan: RetryPlan, only?: TargetName): DeadLetterLocation[] {
   const out: DeadLetterLocation[] = [];
@@ -44,41 +45,44 @@ export function deadLetterLocations(plan: RetryPlan, only?: TargetName): DeadLet
     });
   }
   if (serviceBus?.entity && serviceBus.scheduleTo && (!only || only === 'serviceBus')) {
-    const { entity, scheduleTo } = serviceBus;
-    const main =
-      entity.kind === 'queue' ? entity.queue : `${entity.topic}/Subscriptions/${entity.subscription}`;
-    const separate = entity.kind !== 'queue' || scheduleTo.toLowerCase() !== entity.queue.toLowerCase();
+    // The plan says where each attempt's failure is dead-lettered (policy/plan/servicebus.ts);
+    // the SDK spells a subscription's path with "Subscriptions".
+    const { entity } = serviceBus;
+    const sdkPath = (from: string) =>
+      entity.kind === 'subscription' && from === `${entity.topic}/subscriptions/${entity.subscription}`
+        ? `${entity.topic}/Subscriptions/${entity.subscription}`
+        : from;
+    const places = serviceBus.deadLetterQueues.map((place) => ({ ...place, from: sdkPath(place.from) }));
+    const replayTo = `queue ${serviceBus.scheduleTo}`;
     const forward = serviceBus.entities.find((spec) => spec.properties.forwardDeadLetteredMessagesTo)
       ?.properties.forwardDeadLetteredMessagesTo;
     if (forward) {
       // Forwarded dead letters are ordinary messages of that queue, which other consumers may
       // forward to as well: only those whose DeadLetterSource is one of ours are this plan's.
+      const from = places.map((place) => place.from);
       out.push({
         target: 'serviceBus',
         kind: 'queue',
         name: forward,
-        holds: `the dead letters of ${separate ? `${main} and ${scheduleTo}` : main}, forwarded (forwardDeadLettersTo)`,
-        replayTo: `queue ${scheduleTo}`,
-        onlyFrom: separate ? [main, scheduleTo] : [main],
+        holds: `the dead letters of ${from.join(' and ')}, forwarded (forwardDeadLettersTo)`,
+        replayTo,
+        onlyFrom: from,
       });
       return out;
     }
-    out.push({
-      target: 'serviceBus',
-      kind: 'subqueue',
-      name: deadLetterSubqueue(main),
-      holds: separate
-        ? 'failures of attempt 1 (permanent errors) and messages the broker dead-lettered on the entity'
-        : 'every dead letter of the queue',
-      replayTo: `queue ${scheduleTo}`,
-    });
-    if (separate) {
+    for (const place of places) {
+      const { from, to } = place.attempts;
       out.push({
         target: 'serviceBus',
         kind: 'subqueue',
-        name: deadLetterSubqueue(scheduleTo),
-        holds: 'failures of attempt 2 on (every exhausted message) and what the broker dead-lettered there',
-        replayTo: `queue ${scheduleTo}`,
+        name: deadLetterSubqueue(place.from),
+        holds:
+          places.length === 1
+            ? `every dead letter of ${place.from}`
+            : from === to
+              ? `failures of attempt ${from} (permanent errors) and what the broker dead-lettered on ${place.from}`
+              : `failures of attempts ${from}–${to} (every exhausted message) and what the broker dead-lettered on ${place.from}`,
+        replayTo,
       });
     }
   }
