@@ -36,6 +36,8 @@ export default defineConfig({
         test: {
           name: 'integration',
           include: ['test/integration/**/*.test.ts'],
+          // One test run at a time on the local brokers (another waits for this one).
+          globalSetup: ['test/support/local-brokers-lock.ts'],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // One broker, shared queues: files run one at a time so they do not disturb each other.
@@ -50,6 +52,7 @@ export default defineConfig({
           test: {
             name: `rabbitmq-${version}`,
             include: ['test/integration/rabbitmq/**/*.test.ts'],
+            globalSetup: ['test/support/local-brokers-lock.ts'],
             env: {
               RABBITMQ_INSTANCE: version,
               RABBITMQ_URL: `amqp://guest:guest@127.0.0.1:${amqpPort}`,
@@ -83,6 +86,7 @@ export default defineConfig({
           name: 'e2e',
           include: ['test/e2e/**/*.test.ts'],
           exclude: ['test/e2e/rabbitmq43-stack.test.ts', 'test/e2e/cluster-stack.test.ts'],
+          globalSetup: ['test/support/local-brokers-lock.ts'],
           // Each step runs `pulumi` (5–15 s here) or waits for broker TTLs; a loaded CI machine is slower.
           testTimeout: 300_000,
           hookTimeout: 300_000,
@@ -95,6 +99,7 @@ export default defineConfig({
         test: {
           name: 'e2e-rabbitmq-4.3',
           include: ['test/e2e/rabbitmq43-stack.test.ts'],
+          globalSetup: ['test/support/local-brokers-lock.ts'],
           env: {
             RABBITMQ_INSTANCE: '4.3',
             RABBITMQ_URL: 'amqp://guest:guest@127.0.0.1:5743',

@@ -1,17 +1,15 @@
-import { mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { Kafka, logLevel } from 'kafkajs';
 import type { TestProject } from 'vitest/node';
-import { KAFKA_BROKERS, managementUrl, restoreCluster, sleep } from './support';
+import { releaseLock, takeLock } from '../support/machine-lock';
+import { KAFKA_BROKERS, managementUrl, restoreCluster } from './support';
 
 /**
  * Vitest global setup for the projects that use the clusters: `cluster-rabbitmq` and
  * `cluster-kafka` (one cluster each) and `e2e-cluster` (both).
  *
  * - One run at a time per cluster and machine: the clusters have fixed ports, and a second run's
- *   kills would land in the first one's measurements. Each cluster's lock is a directory holding
- *   the owner's pid; a lock whose owner is gone (a run killed with SIGKILL) is taken over. Both
- *   are taken in the same order, so two runs cannot wait for each other.
+ *   kills would land in the first one's measurements (test/support/machine-lock.ts). Both are
+ *   taken in the same order, so two runs cannot wait for each other.
  * - Every node up: a node an interrupted run left frozen (SIGSTOP) is woken, one it left killed
  *   is started (the cluster scripts' `start` is idempotent).
  * - Nothing left over: queues, exchanges, policies and topics named like the fault tests'
@@ -20,64 +18,9 @@ import { KAFKA_BROKERS, managementUrl, restoreCluster, sleep } from './support';
  */
 
 type Cluster = 'rabbitmq' | 'kafka';
-const STATE = process.env.RETRY_TOPOLOGY_STATE ?? '/tmp/retry-topology';
 const WAIT_FOR_LOCK_MS = 45 * 60_000;
 const LEFTOVER = /^(cl|e2e)-[0-9a-z]+/;
-
-const lockDir = (cluster: Cluster) => join(STATE, `cluster-${cluster}.lock`);
-
-const alive = (pid: number) => {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
-  }
-};
-
-function owner(cluster: Cluster): number | undefined {
-  try {
-    const pid = Number(readFileSync(join(lockDir(cluster), 'pid'), 'utf8'));
-    return Number.isInteger(pid) && pid > 0 ? pid : undefined;
-  } catch {
-    return undefined;
-  }
-}
-
-/** Takes one cluster's lock; true if this process holds it already (another project of the run). */
-async function lock(cluster: Cluster): Promise<boolean> {
-  const dir = lockDir(cluster);
-  const deadline = Date.now() + WAIT_FOR_LOCK_MS;
-  let told = false;
-  mkdirSync(STATE, { recursive: true });
-  for (;;) {
-    try {
-      mkdirSync(dir);
-      writeFileSync(join(dir, 'pid'), String(process.pid));
-      return false;
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-    }
-    const pid = owner(cluster);
-    if (pid === process.pid) return true;
-    if (pid !== undefined && !alive(pid)) {
-      rmSync(dir, { recursive: true, force: true });
-      continue;
-    }
-    if (pid === undefined) {
-      // Just made by another run that has not written its pid yet, or left empty by a crash.
-      await sleep(2_000);
-      if (owner(cluster) === undefined) rmSync(dir, { recursive: true, force: true });
-      continue;
-    }
-    if (!told) {
-      console.log(`${cluster} cluster: another run (pid ${pid}) is using it; waiting`);
-      told = true;
-    }
-    if (Date.now() > deadline) throw new Error(`the ${cluster} cluster stayed locked by pid ${pid} (${dir})`);
-    await sleep(2_000);
-  }
-}
+const lockName = (cluster: Cluster) => `cluster-${cluster}`;
 
 async function management(path: string, method = 'GET'): Promise<unknown> {
   const response = await fetch(`${managementUrl('rabbit-1')}/api${path}`, {
@@ -127,12 +70,11 @@ function clustersOf(project: TestProject): Cluster[] {
 export default async function setup(project: TestProject): Promise<() => void> {
   const held: Cluster[] = [];
   const release = () => {
-    for (const cluster of held)
-      if (owner(cluster) === process.pid) rmSync(lockDir(cluster), { recursive: true, force: true });
+    for (const cluster of held) releaseLock(lockName(cluster));
   };
   try {
     for (const cluster of clustersOf(project)) {
-      if (await lock(cluster)) continue;
+      if (await takeLock(lockName(cluster), `the ${cluster} cluster`, WAIT_FOR_LOCK_MS)) continue;
       held.push(cluster);
       const started = Date.now();
       await restoreCluster(cluster);
