@@ -1,6 +1,5 @@
-import type { LoadResult } from '../policy';
+import { type LoadResult, loadPolicyFiles } from '../policy';
 import { emptySearches, expandInputs } from './inputs';
-import { loadPolicyFilesInParallel } from './load-parallel';
 import type { Output } from './output';
 
 export interface Loaded extends LoadResult {
@@ -11,7 +10,7 @@ export interface Loaded extends LoadResult {
 /** Expands the command line's inputs and loads them: every command reads policies this way. */
 export async function loadInputs(inputs: readonly string[], output: Output): Promise<Loaded> {
   const expanded = await expandInputs(inputs, output.stdin?.bind(output));
-  const loaded = await loadPolicyFilesInParallel(expanded.files);
+  const loaded = await loadPolicyFiles(expanded.files);
   return {
     policies: loaded.policies,
     issues: [...expanded.issues, ...loaded.issues, ...emptySearches(expanded, loaded)],

@@ -282,8 +282,12 @@ function parseFile(input: PolicyFile, bytes: Uint8Array | string | Issue): Parse
   return parseText(decoded.text, input.file, input.found ?? false);
 }
 
-/** Each file once, in the order given: a file named twice is read once. */
-export function distinctInputs(files: ReadonlyArray<string | PolicyFile>): PolicyFile[] {
+/**
+ * Loads files; then checks what no single policy can: a policy name used
+ * twice, and broker entities two policies would both own (cross-policy.ts). A file named twice
+ * is read once.
+ */
+export async function loadPolicyFiles(files: ReadonlyArray<string | PolicyFile>): Promise<LoadResult> {
   const seen = new Set<string>();
   const inputs: PolicyFile[] = [];
   for (const each of files) {
@@ -293,16 +297,7 @@ export function distinctInputs(files: ReadonlyArray<string | PolicyFile>): Polic
     seen.add(key);
     inputs.push(input);
   }
-  return inputs;
-}
-
-/** One file read and checked on its own: its policies, findings and how to locate a path in it. */
-export function readPolicyFile(input: PolicyFile): Parsed {
-  return parseFile(input, input.content ?? readBytes(input.file));
-}
-
-/** The files' results together, then what no single policy can check (cross-policy.ts). */
-export function combineParsed(parsed: readonly Parsed[]): LoadResult {
+  const parsed = inputs.map((input) => parseFile(input, input.content ?? readBytes(input.file)));
   const result: LoadResult = { policies: [], issues: [] };
   const locators = new Map<LoadedPolicy, Locator>();
   for (const each of parsed) {
@@ -312,15 +307,6 @@ export function combineParsed(parsed: readonly Parsed[]): LoadResult {
   }
   result.issues.push(...crossPolicyIssues(result.policies, locators));
   return result;
-}
-
-/**
- * Loads files; then checks what no single policy can: a policy name used
- * twice, and broker entities two policies would both own (cross-policy.ts). A file named twice
- * is read once.
- */
-export async function loadPolicyFiles(files: ReadonlyArray<string | PolicyFile>): Promise<LoadResult> {
-  return combineParsed(distinctInputs(files).map(readPolicyFile));
 }
 
 /** For TypeScript authors: typed like a YAML policy, checked like one. */
