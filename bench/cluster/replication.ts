@@ -25,9 +25,10 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import amqplib from 'amqplib';
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
-import { derivePlan, type KafkaPlan, parsePolicy, type RetryPlan } from '../../policy';
+import type { KafkaPlan, RetryPlan } from '../../policy';
 import { createKafkaRetry, declareKafkaTopology, KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
 import { consumeWithRetries, declareTopology, deleteTopology, managementApi } from '../../runtime/rabbitmq';
+import { benchPlan } from '../plan';
 
 const MESSAGES = Number(process.argv[2] ?? 1_000);
 const ROUNDS = Number(process.argv[3] ?? 3);
@@ -60,63 +61,22 @@ const median = (values: readonly number[]) => at(sorted(values), 0.5);
 
 function rabbitPlan(where: Where, delays: string[]): RetryPlan {
   const name = `bench-repl-${randomBytes(3).toString('hex')}`;
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'bench',
-        maxAttempts: delays.length + 1,
-        backoff: { type: 'list', delays },
-        jitter: 'none',
-        classify: { presets: ['http-transient'] },
-        idempotency: { idempotent: true },
-        deadline: '1d',
-        targets: {
-          rabbitmq: {
-            exchange: `${name}.in`,
-            declareExchange: true,
-            routingKey: 'k',
-            mode: 'ttl-queues',
-            brokerVersion: '3.10.8',
-            quorumReplicas: RABBIT[where].replicas,
-            waitQueueMaxLength: 10_000_000,
-          },
-        },
-      },
-    }),
-  );
+  const rabbitmq = {
+    mode: 'ttl-queues',
+    quorumReplicas: RABBIT[where].replicas,
+    waitQueueMaxLength: 10_000_000,
+  } as const;
+  return benchPlan(name, delays, { rabbitmq }, '1d');
 }
 
 function kafkaPlan(where: Where, delays: string[]): RetryPlan {
   const name = `bench-repl-${randomBytes(3).toString('hex')}`;
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'bench',
-        maxAttempts: delays.length + 1,
-        backoff: { type: 'list', delays },
-        jitter: 'none',
-        classify: { presets: ['http-transient'] },
-        idempotency: { idempotent: true },
-        deadline: '1d',
-        targets: {
-          kafka: {
-            topic: `${name}.in`,
-            consumerGroup: `${name}.g`,
-            partitions: 3,
-            declareTopic: true,
-            replicationFactor: KAFKA[where].factor,
-            minInSyncReplicas: KAFKA[where].minInSync,
-            acks: 'all',
-          },
-        },
-      },
-    }),
+  const { factor, minInSync } = KAFKA[where];
+  return benchPlan(
+    name,
+    delays,
+    { kafka: { replicationFactor: factor, minInSyncReplicas: minInSync, acks: 'all' } },
+    '1d',
   );
 }
 

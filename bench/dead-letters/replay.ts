@@ -15,50 +15,18 @@
 import { randomBytes } from 'node:crypto';
 import amqplib from 'amqplib';
 import { Kafka, logLevel } from 'kafkajs';
-import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
 import { deadLetterHeaders } from '../../runtime';
 import type { DeadLetters } from '../../runtime/dead-letters';
 import { declareKafkaTopology, kafkaDeadLetters } from '../../runtime/kafka';
 import { declareTopology, deleteTopology, managementApi, rabbitMqDeadLetters } from '../../runtime/rabbitmq';
+import { benchPlan } from '../plan';
 
 const MESSAGES = Number(process.argv[2] ?? 2_000);
 const URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
 const management = managementApi({ url: 'http://127.0.0.1:15672', username: 'guest', password: 'guest' });
 
-function plan(name: string): RetryPlan {
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'bench',
-        maxAttempts: 2,
-        backoff: { type: 'list', delays: ['1h'] },
-        jitter: 'none',
-        classify: { presets: ['http-transient'] },
-        idempotency: { idempotent: true },
-        targets: {
-          rabbitmq: {
-            exchange: `${name}.in`,
-            declareExchange: true,
-            routingKey: 'k',
-            brokerVersion: '3.10.8',
-          },
-          kafka: {
-            topic: `${name}.in`,
-            consumerGroup: `${name}.g`,
-            partitions: 3,
-            replicationFactor: 1,
-            minInSyncReplicas: 1,
-            declareTopic: true,
-          },
-        },
-      },
-    }),
-  );
-}
+const plan = (name: string) => benchPlan(name, ['1h'], { rabbitmq: {}, kafka: {} });
 
 const headers = () =>
   Object.fromEntries(

@@ -13,8 +13,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import amqplib from 'amqplib';
-import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
 import { consumeWithRetries, declareTopology, deleteTopology, managementApi } from '../../runtime/rabbitmq';
+import { benchPlan } from '../plan';
 
 const URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const COPIES = Number(process.argv[2] ?? 40);
@@ -23,35 +23,11 @@ const WAIT_MS = Number(process.argv[4] ?? 300);
 const ROUNDS = Number(process.argv[5] ?? 5);
 const management = managementApi({ url: 'http://127.0.0.1:15672', username: 'guest', password: 'guest' });
 
-function benchPlan(name: string): RetryPlan {
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'bench',
-        maxAttempts: 2,
-        backoff: { type: 'list', delays: [`${WAIT_MS}ms`] },
-        jitter: 'none',
-        classify: { presets: ['http-transient'] },
-        idempotency: { idempotent: true },
-        targets: {
-          rabbitmq: {
-            exchange: `${name}.in`,
-            declareExchange: true,
-            routingKey: 'k',
-            brokerVersion: '3.10.8',
-            waitQueueMaxLength: MAX_LENGTH,
-          },
-        },
-      },
-    }),
-  );
-}
+const benchPlanOf = (name: string) =>
+  benchPlan(name, [`${WAIT_MS}ms`], { rabbitmq: { waitQueueMaxLength: MAX_LENGTH } });
 
 async function round(connection: amqplib.ChannelModel): Promise<{ ms: number; refusals: number }> {
-  const plan = benchPlan(`bench-full-${randomBytes(3).toString('hex')}`);
+  const plan = benchPlanOf(`bench-full-${randomBytes(3).toString('hex')}`);
   const rabbit = plan.targets.rabbitmq;
   if (!rabbit) throw new Error('no rabbitmq target');
   const admin = await connection.createConfirmChannel();

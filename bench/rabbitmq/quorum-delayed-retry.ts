@@ -13,8 +13,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import amqplib, { type ConfirmChannel } from 'amqplib';
-import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
+import type { RetryPlan } from '../../policy';
 import { consumeWithRetries, declareTopology, deleteTopology, managementApi } from '../../runtime/rabbitmq';
+import { benchPlan } from '../plan';
 
 const URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5743';
 const MANAGEMENT = process.env.RABBITMQ_MANAGEMENT_URL ?? 'http://127.0.0.1:15743';
@@ -27,35 +28,13 @@ const management = managementApi({ url: MANAGEMENT, username: 'guest', password:
 
 type Mode = 'ttl-queues' | 'quorum-delayed-retry';
 
-function benchPlan(mode: Mode, delays: string[]): RetryPlan {
-  const name = `bench-qdr-${randomBytes(3).toString('hex')}`;
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'bench',
-        maxAttempts: delays.length + 1,
-        backoff: { type: 'list', delays },
-        jitter: 'none',
-        classify: { presets: ['http-transient'] },
-        idempotency: { idempotent: true },
-        deadline: '1d',
-        targets: {
-          rabbitmq: {
-            exchange: `${name}.in`,
-            declareExchange: true,
-            routingKey: 'k',
-            mode,
-            brokerVersion: '4.3.0',
-            waitQueueMaxLength: 10_000_000,
-          },
-        },
-      },
-    }),
+const benchPlanOf = (mode: Mode, delays: string[]) =>
+  benchPlan(
+    `bench-qdr-${randomBytes(3).toString('hex')}`,
+    delays,
+    { rabbitmq: { mode, brokerVersion: '4.3.0', waitQueueMaxLength: 10_000_000 } },
+    '1d',
   );
-}
 
 function http503(): Error {
   return Object.assign(new Error('503'), { name: 'HttpRequestError', status: 503 });
@@ -75,7 +54,7 @@ async function withTopology<T>(plan: RetryPlan, run: (channel: ConfirmChannel) =
 }
 
 async function failurePath(mode: Mode): Promise<number> {
-  const plan = benchPlan(mode, ['1h']);
+  const plan = benchPlanOf(mode, ['1h']);
   const rabbit = plan.targets.rabbitmq;
   if (!rabbit) throw new Error('no rabbitmq target');
   return withTopology(plan, async (channel) => {
@@ -120,7 +99,7 @@ async function failurePath(mode: Mode): Promise<number> {
 }
 
 async function lateness(mode: Mode): Promise<number[]> {
-  const plan = benchPlan(mode, ['500ms', '1s', '1500ms']);
+  const plan = benchPlanOf(mode, ['500ms', '1s', '1500ms']);
   const rabbit = plan.targets.rabbitmq;
   if (!rabbit) throw new Error('no rabbitmq target');
   return withTopology(plan, async (channel) => {

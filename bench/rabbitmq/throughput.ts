@@ -15,8 +15,9 @@
  */
 import { randomBytes } from 'node:crypto';
 import amqplib, { type ConfirmChannel } from 'amqplib';
-import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
+import type { RetryPlan } from '../../policy';
 import { consumeWithRetries, declareTopology, deleteTopology, managementApi } from '../../runtime/rabbitmq';
+import { benchPlan } from '../plan';
 
 const URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 const MESSAGES = Number(process.argv[2] ?? 20_000);
@@ -25,33 +26,9 @@ const PREFETCH = 50;
 const BODY = Buffer.from(JSON.stringify({ orderId: 'o-1', amount: 42.5, currency: 'EUR', lines: [1, 2, 3] }));
 const management = managementApi({ url: 'http://127.0.0.1:15672', username: 'guest', password: 'guest' });
 
-function benchPlan(name: string): RetryPlan {
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'bench',
-        maxAttempts: 2,
-        // Copies stay in the wait queue for the whole run.
-        backoff: { type: 'list', delays: ['1h'] },
-        jitter: 'none',
-        classify: { presets: ['http-transient'] },
-        idempotency: { idempotent: true },
-        targets: {
-          rabbitmq: {
-            exchange: `${name}.in`,
-            declareExchange: true,
-            routingKey: 'k',
-            brokerVersion: '3.10.8',
-            waitQueueMaxLength: 10_000_000,
-          },
-        },
-      },
-    }),
-  );
-}
+// Copies stay in the wait queue for the whole run.
+const benchPlanOf = (name: string) =>
+  benchPlan(name, ['1h'], { rabbitmq: { waitQueueMaxLength: 10_000_000 } });
 
 async function fill(channel: ConfirmChannel, queue: string, count = MESSAGES): Promise<void> {
   for (let sent = 0; sent < count; sent++) {
@@ -228,7 +205,7 @@ interface Run {
 async function main() {
   const connection = await amqplib.connect(URL);
   const channel = await connection.createConfirmChannel();
-  const plan = benchPlan(`bench-${randomBytes(3).toString('hex')}`);
+  const plan = benchPlanOf(`bench-${randomBytes(3).toString('hex')}`);
   const rabbit = plan.targets.rabbitmq;
   if (!rabbit) throw new Error('no rabbitmq target');
   await declareTopology(channel, plan, management);
