@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Consumer, Kafka, logLevel, type Producer } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
+import type { RetryPlan } from '../../policy';
 import { PermanentError, TransientError } from '../../runtime';
 import {
   createKafkaRetry,
@@ -13,6 +13,7 @@ import {
 import { behaviour, type FaultWindow, judgeWaits, Ledger } from './ledger';
 import {
   cluster,
+  clusterPlan,
   faultRandom,
   KAFKA_BROKERS,
   kafkaNodeOf,
@@ -55,33 +56,7 @@ const LOAD_MARGIN_MS = 8_000;
 const CATCH_UP_ALLOWANCE_MS = 20_000;
 
 const name = uniqueName('kafka');
-const plan: RetryPlan = derivePlan(
-  parsePolicy({
-    apiVersion: 'retry-topology/v1',
-    kind: 'RetryPolicy',
-    metadata: { name, environment: 'production' },
-    spec: {
-      consumer: 'fault-run',
-      maxAttempts: MAX_ATTEMPTS,
-      backoff: { type: 'list', delays: DELAYS },
-      jitter: 'none',
-      classify: { presets: ['http-transient'] },
-      idempotency: { idempotent: true, key: 'id' },
-      targets: {
-        kafka: {
-          topic: `${name}.in`,
-          declareTopic: true,
-          consumerGroup: `${name}.main`,
-          partitions: 3,
-          replicationFactor: 3,
-          minInSyncReplicas: 2,
-          acks: 'all',
-          clusterSize: 3,
-        },
-      },
-    },
-  }),
-);
+const plan: RetryPlan = clusterPlan(name, 'fault-run', DELAYS, 'kafka');
 const target = plan.targets.kafka;
 if (!target) throw new Error('no kafka target');
 const retryTopics = target.topics.filter((topic) => topic.role === 'retry').map((topic) => topic.name);

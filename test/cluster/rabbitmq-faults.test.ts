@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import amqplib from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
+import type { RetryPlan } from '../../policy';
 import { PermanentError, TransientError } from '../../runtime';
 import {
   consumeWithFailover,
@@ -17,6 +17,7 @@ import { deadLetterReason, FailoverPublisher, publishIdOf, readQueue } from './r
 import {
   amqpUrl,
   cluster,
+  clusterPlan,
   faultRandom,
   managementUrl,
   nodeName,
@@ -61,32 +62,7 @@ const LOAD_MARGIN_MS = 2_000;
 const DEAD_LETTER_RESEND_ALLOWANCE_MS = 20_000;
 
 const name = uniqueName('rabbit');
-const plan: RetryPlan = derivePlan(
-  parsePolicy({
-    apiVersion: 'retry-topology/v1',
-    kind: 'RetryPolicy',
-    metadata: { name, environment: 'production' },
-    spec: {
-      consumer: 'fault-run',
-      maxAttempts: MAX_ATTEMPTS,
-      backoff: { type: 'list', delays: DELAYS },
-      jitter: 'none',
-      classify: { presets: ['http-transient'] },
-      idempotency: { idempotent: true, key: 'id' },
-      targets: {
-        rabbitmq: {
-          exchange: `${name}.in`,
-          declareExchange: true,
-          routingKey: 'work',
-          mode: 'ttl-queues',
-          brokerVersion: '3.10.8',
-          quorumReplicas: 3,
-          clusterSize: 3,
-        },
-      },
-    },
-  }),
-);
+const plan: RetryPlan = clusterPlan(name, 'fault-run', DELAYS, 'rabbitmq');
 const rabbit = plan.targets.rabbitmq;
 if (!rabbit) throw new Error('no rabbitmq target');
 const waitQueues = rabbit.queues.filter((queue) => queue.role === 'wait').map((queue) => queue.name);

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import amqplib from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
+import type { RetryPlan } from '../../policy';
 import { TransientError } from '../../runtime';
 import {
   consumeWithFailover,
@@ -15,6 +15,7 @@ import {
 import {
   amqpUrl,
   cluster,
+  clusterPlan,
   managementUrl,
   RABBIT_URLS,
   type RabbitNode,
@@ -35,32 +36,7 @@ import {
 
 const MESSAGES = 40;
 const name = uniqueName('inflight');
-const plan: RetryPlan = derivePlan(
-  parsePolicy({
-    apiVersion: 'retry-topology/v1',
-    kind: 'RetryPolicy',
-    metadata: { name, environment: 'production' },
-    spec: {
-      consumer: 'inflight',
-      maxAttempts: 2,
-      backoff: { type: 'list', delays: ['1s'] },
-      jitter: 'none',
-      classify: { presets: ['http-transient'] },
-      idempotency: { idempotent: true, key: 'id' },
-      targets: {
-        rabbitmq: {
-          exchange: `${name}.in`,
-          declareExchange: true,
-          routingKey: 'work',
-          mode: 'ttl-queues',
-          brokerVersion: '3.10.8',
-          quorumReplicas: 3,
-          clusterSize: 3,
-        },
-      },
-    },
-  }),
-);
+const plan: RetryPlan = clusterPlan(name, 'inflight', ['1s'], 'rabbitmq');
 const rabbit = plan.targets.rabbitmq;
 if (!rabbit) throw new Error('no rabbitmq target');
 /** consumeWithFailover starts at floor(random × 3): 0.5 picks rabbit-2, so rabbit-1 (the setup's) stays up. */

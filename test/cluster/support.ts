@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { mulberry32 } from '../../cli/simulate/prng';
+import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
 
 /**
  * The clusters of `scripts/brokers.sh cluster`: three RabbitMQ nodes and three Kafka brokers on
@@ -138,4 +139,57 @@ export function stats(values: readonly number[]): Stats {
     p99: at(0.99),
     max: sorted[sorted.length - 1] ?? 0,
   };
+}
+
+/**
+ * The policy of a fault test: waits from a list, HTTP 503 transient, messages keyed by `id`, on
+ * one cluster with everything replicated to its three nodes (RabbitMQ quorum queues with three
+ * members; Kafka replication factor 3, min.insync.replicas 2, acks all).
+ */
+export function clusterPlan(
+  name: string,
+  consumer: string,
+  delays: string[],
+  target: 'rabbitmq' | 'kafka',
+): RetryPlan {
+  return derivePlan(
+    parsePolicy({
+      apiVersion: 'retry-topology/v1',
+      kind: 'RetryPolicy',
+      metadata: { name, environment: 'production' },
+      spec: {
+        consumer,
+        maxAttempts: delays.length + 1,
+        backoff: { type: 'list', delays },
+        jitter: 'none',
+        classify: { presets: ['http-transient'] },
+        idempotency: { idempotent: true, key: 'id' },
+        targets:
+          target === 'rabbitmq'
+            ? {
+                rabbitmq: {
+                  exchange: `${name}.in`,
+                  declareExchange: true,
+                  routingKey: 'work',
+                  mode: 'ttl-queues',
+                  brokerVersion: '3.10.8',
+                  quorumReplicas: 3,
+                  clusterSize: 3,
+                },
+              }
+            : {
+                kafka: {
+                  topic: `${name}.in`,
+                  declareTopic: true,
+                  consumerGroup: `${name}.main`,
+                  partitions: 3,
+                  replicationFactor: 3,
+                  minInSyncReplicas: 2,
+                  acks: 'all',
+                  clusterSize: 3,
+                },
+              },
+      },
+    }),
+  );
 }
