@@ -1,5 +1,5 @@
 import { derivePlan, parsePolicy, type RetryPlan } from '../policy';
-import type { KafkaTargetInput, RabbitTargetInput } from '../policy/input';
+import type { KafkaTargetInput, PolicyInput, RabbitTargetInput } from '../policy/input';
 
 /**
  * The policy the benchmarks run: one wait per delay (attempts = delays + 1), no jitter, an
@@ -10,7 +10,7 @@ export function benchPlan(
   name: string,
   delays: string[],
   targets: { rabbitmq?: Partial<RabbitTargetInput>; kafka?: Partial<KafkaTargetInput> },
-  deadline?: string,
+  spec: Pick<PolicyInput['spec'], 'deadline' | 'ordering'> = {},
 ): RetryPlan {
   return derivePlan(
     parsePolicy({
@@ -24,7 +24,7 @@ export function benchPlan(
         jitter: 'none',
         classify: { presets: ['http-transient'] },
         idempotency: { idempotent: true },
-        ...(deadline ? { deadline } : {}),
+        ...spec,
         targets: {
           ...(targets.rabbitmq && {
             rabbitmq: {

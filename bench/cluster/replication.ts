@@ -66,7 +66,7 @@ function rabbitPlan(where: Where, delays: string[]): RetryPlan {
     quorumReplicas: RABBIT[where].replicas,
     waitQueueMaxLength: 10_000_000,
   } as const;
-  return benchPlan(name, delays, { rabbitmq }, '1d');
+  return benchPlan(name, delays, { rabbitmq }, { deadline: '1d' });
 }
 
 function kafkaPlan(where: Where, delays: string[]): RetryPlan {
@@ -76,7 +76,7 @@ function kafkaPlan(where: Where, delays: string[]): RetryPlan {
     name,
     delays,
     { kafka: { replicationFactor: factor, minInSyncReplicas: minInSync, acks: 'all' } },
-    '1d',
+    { deadline: '1d' },
   );
 }
 

@@ -18,8 +18,9 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { type Consumer, Kafka, logLevel } from 'kafkajs';
-import { derivePlan, type KafkaPlan, parsePolicy, type RetryPlan } from '../../policy';
+import type { KafkaPlan, RetryPlan } from '../../policy';
 import { createKafkaRetry, declareKafkaTopology } from '../../runtime/kafka';
+import { benchPlan as policyPlan } from '../plan';
 
 const RECORDS = Number(process.argv[2] ?? 500);
 const RATE = Number(process.argv[3] ?? 50);
@@ -36,32 +37,7 @@ const FAST = { maxWaitTimeInMs: 100, sessionTimeout: 30_000, heartbeatInterval: 
 type Mode = 'baseline' | 'adapter' | 'adapter park-key' | 'blocking wait';
 
 function benchPlan(name: string, parkKey: boolean): RetryPlan {
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'bench',
-        maxAttempts: 2,
-        backoff: { type: 'list', delays: [DELAY] },
-        jitter: 'none',
-        classify: { presets: ['http-transient'] },
-        idempotency: { idempotent: true },
-        ordering: parkKey ? 'per-key' : 'none',
-        targets: {
-          kafka: {
-            topic: `${name}.in`,
-            consumerGroup: `${name}.g`,
-            partitions: 1,
-            declareTopic: true,
-            replicationFactor: 1,
-            minInSyncReplicas: 1,
-          },
-        },
-      },
-    }),
-  );
+  return policyPlan(name, [DELAY], { kafka: { partitions: 1 } }, { ordering: parkKey ? 'per-key' : 'none' });
 }
 
 function percentile(sorted: number[], p: number): number {

@@ -22,9 +22,10 @@
 import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Kafka, logLevel } from 'kafkajs';
-import { derivePlan, type KafkaPlan, parsePolicy, type RetryPlan } from '../../policy';
+import type { KafkaPlan, RetryPlan } from '../../policy';
 import { createKafkaRetry, declareKafkaTopology, type KafkaRetryEvent } from '../../runtime/kafka';
 import { BROKERS, type ConsumerSettings, KIT_NAME, kit } from '../../test/support/kafka-kit';
+import { benchPlan as policyPlan } from '../plan';
 
 const RECORDS = Number(process.argv[2] ?? 600);
 const KEYS = Number(process.argv[3] ?? 20);
@@ -64,31 +65,12 @@ const FAILURES = Array.from({ length: RECORDS }, () =>
 );
 
 function benchPlan(name: string, perKey: boolean): RetryPlan {
-  return derivePlan(
-    parsePolicy({
-      apiVersion: 'retry-topology/v1',
-      kind: 'RetryPolicy',
-      metadata: { name },
-      spec: {
-        consumer: 'bench',
-        maxAttempts: 4,
-        backoff: { type: 'list', delays: WAITS_MS.map((ms) => `${ms}ms`) },
-        jitter: 'none',
-        classify: { presets: ['http-transient'] },
-        idempotency: { idempotent: true },
-        ordering: perKey ? 'per-key' : 'none',
-        targets: {
-          kafka: {
-            topic: `${name}.in`,
-            consumerGroup: `${name}.g`,
-            partitions: PARTITIONS,
-            declareTopic: true,
-            replicationFactor: 1,
-            minInSyncReplicas: 1,
-          },
-        },
-      },
-    }),
+  const delays = WAITS_MS.map((ms) => `${ms}ms`);
+  return policyPlan(
+    name,
+    delays,
+    { kafka: { partitions: PARTITIONS } },
+    { ordering: perKey ? 'per-key' : 'none' },
   );
 }
 

@@ -33,7 +33,7 @@ const benchPlanOf = (mode: Mode, delays: string[]) =>
     `bench-qdr-${randomBytes(3).toString('hex')}`,
     delays,
     { rabbitmq: { mode, brokerVersion: '4.3.0', waitQueueMaxLength: 10_000_000 } },
-    '1d',
+    { deadline: '1d' },
   );
 
 function http503(): Error {
