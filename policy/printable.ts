@@ -15,11 +15,15 @@ function escapeChar(char: string): string {
 }
 
 /**
- * Every unsafe character as `\u001b`, or as `escape` writes it; `keep` lists characters to leave
+ * Every unsafe character as `\u001b`, or as `escapeWith` writes it; `keep` lists characters to leave
  * (our own "\n").
  */
-export function printable(text: string, keep = '', escape: (char: string) => string = escapeChar): string {
-  return text.replace(UNSAFE, (char) => (keep.includes(char) ? char : escape(char)));
+export function printable(
+  text: string,
+  keep = '',
+  escapeWith: (char: string) => string = escapeChar,
+): string {
+  return text.replace(UNSAFE, (char) => (keep.includes(char) ? char : escapeWith(char)));
 }
 
 /** Whether a text has any character printable() would escape (besides those in `keep`). */
