@@ -22,7 +22,8 @@ describe('the machine lock of the shared brokers', () => {
     const child = spawn('sleep', [String(seconds)]);
     mkdirSync(join(state, `${name}.lock`));
     writeFileSync(join(state, `${name}.lock`, 'pid'), String(child.pid));
-    return new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    const ended = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+    return { ended, end: () => child.kill() };
   }
 
   it('is shared by the projects of one process, and released', async () => {
@@ -34,16 +35,18 @@ describe('the machine lock of the shared brokers', () => {
   });
 
   it('is taken over from a run that died without releasing it', async () => {
-    await heldByAnother('b', 0);
+    await heldByAnother('b', 0).ended;
     expect(await lock.takeLock('b', 'b', 1_000)).toBe(false);
     lock.releaseLock('b');
   });
 
   it('waits while another run holds it, and gives up after the wait', async () => {
-    const ended = heldByAnother('c', 3);
+    // The other run ends when the test says so, not after a time the lock's polls must fit in.
+    const other = heldByAnother('c', 600);
     await expect(lock.takeLock('c', 'c', 500)).rejects.toThrow(/stayed locked by pid/);
     const taken = lock.takeLock('c', 'c', 60_000);
-    await ended;
+    other.end();
+    await other.ended;
     expect(await taken).toBe(false);
     lock.releaseLock('c');
   });

@@ -66,11 +66,16 @@ describe('the acceptance run on a real Kafka (1 s / 2 s / 4 s, no jitter)', () =
     expect(c1).toBeGreaterThanOrEqual(1_000);
     expect(c2).toBeGreaterThanOrEqual(2_000);
     expect(c3).toBeGreaterThanOrEqual(4_000);
-    // Generous upper bounds: late is allowed on a loaded machine, stuck is not.
-    for (const gap of [a1, a2, c1, c2, c3]) expect(gap).toBeLessThan(4_000 + 10_000);
+    // A liveness bound only: late is allowed on a loaded machine, stuck is not. How late is printed.
+    for (const gap of [a1, a2, c1, c2, c3]) expect(gap).toBeLessThan(60_000);
+    console.log(`Kafka acceptance run: gaps A ${[a1, a2]} ms, C ${[c1, c2, c3]} ms (planned 1000/2000/4000)`);
 
-    // The main partition never stopped: H ran before A's first retry was even due.
-    expect(of('H')[0]?.at).toBeLessThan(of('A')[1]?.at ?? 0);
+    // The main partition never stopped: H ran before C's chain was over (7 s of waits). A
+    // partition held by a failing record's chain, A's or C's, would run H after it.
+    expect(of('H')[0]?.at).toBeLessThan(of('C')[3]?.at ?? 0);
+    console.log(
+      `Kafka acceptance run: H ran ${(of('H')[0]?.at ?? 0) - (of('A')[0]?.at ?? 0)} ms after A's first call`,
+    );
     // Every copy stayed on the source partition; each retry came from its level's topic.
     expect(calls.every((c) => c.partition === 0)).toBe(true);
     expect(of('C').map((c) => c.topic)).toEqual([

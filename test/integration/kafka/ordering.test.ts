@@ -117,12 +117,12 @@ describe('per-key order on a real Kafka', () => {
   });
 
   it('park-key survives a restart: a new process finds the key in the chain from the broker alone', async () => {
-    // A 6 s wait leaves time, on a loaded machine, to stop one process and start another while
-    // OrderPlaced waits.
+    // A 20 s wait leaves time, on a loaded machine, to stop one process and start another while
+    // OrderPlaced waits (1-2 s here; 6 s was once not enough under a full CI run's load).
     const plan = kafkaPlan(uniqueName('restart'), {
       ordering: 'per-key',
       maxAttempts: 2,
-      backoff: { type: 'list', delays: ['6s'] },
+      backoff: { type: 'list', delays: ['20s'] },
     });
     harness = await new Harness(plan).open();
     const orders = ordersHandler({ OrderPlaced: 1 });
@@ -140,7 +140,7 @@ describe('per-key order on a real Kafka', () => {
     await harness.send([{ key: 'order-42', value: 'OrderCancelled' }]);
     const second: KafkaRetryEvent[] = [];
     await harness.start({ handler: orders.handler, onEvent: (event) => second.push(event) });
-    await waitFor(() => orders.done.length === 2, 30_000, 'both records');
+    await waitFor(() => orders.done.length === 2, 90_000, 'both records');
     expect(orders.done).toEqual([
       { id: 'OrderPlaced', attempt: 2, parked: false },
       { id: 'OrderCancelled', attempt: 1, parked: true },

@@ -57,6 +57,16 @@ const ids = (prefix: string, count: number) =>
   Array.from({ length: count }, (_, index) => `${prefix}-${index}`);
 const sorted = (messages: Array<{ content: Buffer }>) => messages.map((message) => body(message).id).sort();
 
+/**
+ * Every ack the runtime has issued so far has reached the broker: the runtime sends its acks on the
+ * next turn of the event loop (one setImmediate), and the broker handles a channel's frames in
+ * order, so the reply to a synchronous method sent after them means they were processed.
+ */
+async function acksDone(broker: Broker, queue: string): Promise<void> {
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+  await broker.channel.checkQueue(queue);
+}
+
 /** A gate the held handlers wait on; opened at cleanup so nothing is left pending. */
 function gate() {
   let open: () => void = () => {};
@@ -84,6 +94,7 @@ describe('consumers sharing one channel on a real RabbitMQ', () => {
     const held = gate();
     const running = new Set<string>();
     const finished: string[] = [];
+    const copied: string[] = [];
 
     await consumeWithRetries(
       worker.channel,
@@ -93,7 +104,7 @@ describe('consumers sharing one channel on a real RabbitMQ', () => {
         if (id.endsWith('-3')) throw http503(); // a retry copy too, then the ack
         finished.push(id);
       },
-      { prefetch: 20 },
+      { prefetch: 20, afterCopyConfirmed: (message) => void copied.push(body(message).id) },
     );
     await consumeWithRetries(
       worker.channel,
@@ -117,7 +128,8 @@ describe('consumers sharing one channel on a real RabbitMQ', () => {
       10_000,
       'the fast and the quick deliveries',
     );
-    await new Promise((resolve) => setTimeout(resolve, 300)); // acks are batched on the next turn
+    await waitFor(() => (copied.includes('fast-3') ? true : undefined), 10_000, 'fast-3’s copy confirmed');
+    await acksDone(worker, rabbitOf(fast).mainQueue);
     expect(channelErrors).toEqual([]);
 
     await worker.close(); // a crash while five handlers still run
@@ -179,7 +191,7 @@ describe('consumers sharing one channel on a real RabbitMQ', () => {
     }
     await waitFor(() => (finished.length === 10 ? true : undefined), 10_000, 'ten handlers done');
     await waitFor(() => (foreign.length === 4 ? true : undefined), 10_000, 'the plain consumer’s four');
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await acksDone(worker, rabbitOf(one).mainQueue);
     expect(channelErrors).toEqual([]);
     expect([...running].sort()).toEqual(['held-0', 'held-1']);
 

@@ -120,14 +120,24 @@ export async function drain(broker: Broker, queue: string): Promise<GetMessage[]
   }
 }
 
-/** Waits until a queue has messages, then takes them all (basic.get, so nothing lags). */
-export async function takeWhenThere(broker: Broker, queue: string, what: string): Promise<GetMessage[]> {
+/**
+ * Waits until a queue has given at least `count` messages, then returns all it gave (basic.get, so
+ * nothing lags). Messages taken on an earlier probe are kept: a second one still on its way (its
+ * dead-letter publish not yet confirmed) is waited for, not missed.
+ */
+export async function takeWhenThere(
+  broker: Broker,
+  queue: string,
+  what: string,
+  count = 1,
+): Promise<GetMessage[]> {
+  const taken: GetMessage[] = [];
   return waitFor(
     async () => {
-      const messages = await drain(broker, queue);
-      return messages.length > 0 ? messages : undefined;
+      taken.push(...(await drain(broker, queue)));
+      return taken.length >= count ? taken : undefined;
     },
-    10_000,
+    30_000,
     what,
   );
 }
