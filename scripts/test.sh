@@ -1,90 +1,151 @@
 #!/usr/bin/env bash
-# The whole test run, as `npm test` and CI run it: local brokers up (installed on first use),
-# then build, lint, type-check, every test against the real brokers, and `pulumi up` for real.
+# The whole test run, as `npm test` and CI run it, cheapest step first, stopping at the first red
+# one: build, lint, type-check and the unit suite, while the local brokers start (installed on first
+# use) and the slow builds run beside them; then every suite against the real brokers, the
+# clusters' fault tests, the package as users get it, and `pulumi up` for real. The last lines of
+# the output list every step with its result and wall time, the first failing test with its
+# assertion message, and the step that failed (scripts/ci-summary.mjs).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 [[ -d node_modules ]] || npm ci --no-audit --no-fund
+
+run_dir=$(mktemp -d "${TMPDIR:-/tmp}/retry-topology-test.XXXXXX")
+steps=$run_dir/steps
+: >"$steps"
+declare -A task_pid=()
+
+record() { # NAME RESULT SECONDS KIND [JSON-REPORTS] [LOG]
+  printf '%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$3" "$4" "${5:-}" "${6:-}" >>"$steps"
+}
+
+kill_tree() { # PID: the process and everything it started
+  local child
+  for child in $(pgrep -P "$1" 2>/dev/null); do kill_tree "$child"; done
+  kill "$1" 2>/dev/null || true
+}
+
+# A failing step must not leave the builds, the cluster start or the fault tests running after
+# this script (a fault run cut short leaves its lock to the next run, which takes it over). The
+# brokers' start is left to finish on its own: cut off in apt, it would leave dpkg half done for
+# the next run; its output goes to its log, so it holds no pipe of the caller's open.
+finish() {
+  local rc=$?
+  trap - EXIT
+  local name
+  for name in "${!task_pid[@]}"; do
+    [[ $name == "local brokers and chromium" ]] || kill_tree "${task_pid[$name]}"
+  done
+  node scripts/ci-summary.mjs "$steps" || true
+  if [[ $rc -eq 0 ]]; then rm -rf "$run_dir"; else echo "logs and JSON reports of this run: $run_dir"; fi
+  exit "$rc"
+}
+trap finish EXIT
+
+# A step in the foreground: its output as it comes, its result and time recorded; a red step ends
+# the run. REPORT, when set, is the step's vitest JSON report.
+step() { # NAME KIND COMMAND...
+  local name=$1 kind=$2 started=$SECONDS rc=0
+  shift 2
+  echo "::: $name"
+  "$@" || rc=$?
+  record "$name" "$([[ $rc -eq 0 ]] && echo ok || echo FAILED)" $((SECONDS - started)) "$kind" "${REPORT:-}"
+  [[ $rc -eq 0 ]] || exit "$rc"
+}
+
+# A vitest run as a step, with a JSON report for the summary and skipped tests listed by name.
+suite() { # NAME VITEST-ARGS...
+  local name=$1
+  shift
+  REPORT=$run_dir/$name.json step "$name" suite npx vitest run "$@" --reporter=default \
+    --reporter=./test/support/skipped-reporter.ts --reporter=json --outputFile.json="$run_dir/$name.json"
+}
+
+# A task beside the steps (a build, a broker start, a suite that only waits): its output goes to a
+# log, printed when it is awaited, so it does not interleave with the steps'.
+start_task() { # NAME COMMAND...
+  local name=$1
+  shift
+  (
+    started=$SECONDS
+    rc=0
+    "$@" || rc=$?
+    echo "$rc $((SECONDS - started))" >"$run_dir/$name.rc"
+  ) </dev/null >"$run_dir/$name.log" 2>&1 &
+  task_pid[$name]=$!
+}
+
+# Waits for a task, prints its output and records it; a failed task ends the run, unless SOFT=1.
+await_task() { # NAME KIND [JSON-REPORT]
+  local name=$1 kind=$2 rc=1 seconds=0
+  wait "${task_pid[$name]}" || true
+  unset "task_pid[$name]"
+  [[ -f $run_dir/$name.rc ]] && read -r rc seconds <"$run_dir/$name.rc"
+  echo "::: $name (ran beside the steps above)"
+  cat "$run_dir/$name.log"
+  if [[ $rc -ne 0 && ${SOFT:-0} == 1 ]]; then
+    echo "$name failed; the step that needs it tries again"
+    return 0
+  fi
+  record "$name" "$([[ $rc -eq 0 ]] && echo ok || echo FAILED)" "$seconds" "$kind" "${3:-}" "$run_dir/$name.log"
+  [[ $rc -eq 0 ]] || exit "$rc"
+}
+
+# Beside the cheap steps: the local brokers (RabbitMQ 3.10, 4.0, 4.3 and Kafka, installed on first
+# use), then Debian's headless Chromium for the SVG → PNG test (apt, so after the brokers' apt).
+start_task "local brokers and chromium" bash -c 'bash scripts/brokers.sh start && bash scripts/chromium.sh'
 # A cold machine builds the Pulumi engine (about 20 min; cached in ~/.cache/retry-topology): under
-# CI it starts now, beside the brokers and the tests, and scripts/pulumi-e2e.sh at the end waits for
-# it (the build holds a lock; a failed build is tried again there and then fails the run).
-engine_log=$(mktemp)
-engine_build=
+# CI it starts now, and scripts/pulumi-e2e.sh at the end waits for it (the build holds a lock; a
+# failed build is tried again there and then fails the run).
 case "${CI:-}" in '' | 0 | false | FALSE | False) ;; *)
   if ! bash scripts/pulumi-engine.sh --check >/dev/null 2>&1; then
-    bash scripts/pulumi-engine.sh >"$engine_log" 2>&1 &
-    engine_build=$!
+    start_task "pulumi engine build" bash scripts/pulumi-engine.sh
   fi
   ;;
 esac
-bash scripts/brokers.sh start
-# The SVG → PNG test renders in Debian's headless Chromium.
-bash scripts/chromium.sh
+
+step build build npm run --silent build
+export RETRY_TOPOLOGY_DIST_BUILT=1 # the unit suite's set-up need not compile dist/ again
+step lint check npm run --silent lint
+step typecheck check npm run --silent typecheck
+suite unit --project unit
+
+await_task "local brokers and chromium" broker
 # The Kafka suite also runs on @confluentinc/kafka-javascript, a native build (minutes, cached in
-# ~/.cache/retry-topology): started now, after the apt installs above, and waited for below.
-confluent_log=$(mktemp)
-bash scripts/confluent.sh >"$confluent_log" 2>&1 &
-confluent_build=$!
-# The three-node RabbitMQ and three-broker Kafka clusters of the fault tests (scripts/brokers.sh
-# cluster): they need the packages and jars installed above, and boot while the build and the
-# other suites run (about a minute; they stay up like the brokers above).
-cluster_log=$(mktemp)
-bash scripts/brokers.sh cluster start >"$cluster_log" 2>&1 &
-cluster_start=$!
-# A failing step below must not leave the builds, the cluster start or the fault tests running
-# after this script (a fault run cut short leaves its lock to the next run, which takes it over).
-fault_pids=()
-trap 'kill "$confluent_build" "$cluster_start" ${engine_build:+"$engine_build"} ${fault_pids[@]+"${fault_pids[@]}"} 2>/dev/null || true' EXIT
-npm run --silent build
-npm run --silent lint
-npm run --silent typecheck
+# ~/.cache/retry-topology), and the fault tests need the three-node RabbitMQ and three-broker Kafka
+# clusters (scripts/brokers.sh cluster; about a minute to boot, they stay up like the brokers). Both
+# need the packages and jars installed above, and run beside the broker suites.
+start_task "confluent client build" bash scripts/confluent.sh
+start_task "clusters" bash scripts/brokers.sh cluster start
+
 # The RabbitMQ suites run three times: on 3.10 (in `integration`), then 4.0, then 4.3 (their own
-# projects, one after the other; vitest.config.mts). Skipped tests are listed by name at the end.
-npx vitest run --project unit --project integration --project rabbitmq-4.0 --project rabbitmq-4.3 \
-  --reporter=default --reporter=./test/support/skipped-reporter.ts
-if ! wait "$confluent_build"; then
-  cat "$confluent_log" >&2
-  exit 1
-fi
-cat "$confluent_log"
-rm -f "$confluent_log"
+# projects, one after the other; vitest.config.mts).
+suite integration --project integration --project rabbitmq-4.0 --project rabbitmq-4.3
+
+await_task "confluent client build" build
 # The same Kafka files with the runtime on the Confluent client, and its types against the contract.
-npx tsc -p test/confluent/tsconfig.json
-KAFKA_CLIENT=confluent npx vitest run --project integration test/integration/kafka \
-  --reporter=default --reporter=./test/support/skipped-reporter.ts
+step "confluent types" check npx tsc -p test/confluent/tsconfig.json
+KAFKA_CLIENT=confluent suite kafka-on-confluent --project integration test/integration/kafka
+
 # The fault tests: nodes and brokers killed while messages wait (docs/replication.md). One vitest
 # process per cluster (each takes its cluster's lock), side by side and beside the package project
-# below, which only compiles: most of their time is waiting for failovers. Their output is
-# printed when they end, so it does not interleave.
-if ! wait "$cluster_start"; then
-  cat "$cluster_log" >&2
-  exit 1
-fi
-cat "$cluster_log"
-cluster_started=$SECONDS
-fault_pids=()
+# below, which only compiles: most of their time is waiting for failovers.
+await_task clusters broker
 for broker in rabbitmq kafka; do
-  npx vitest run --project "cluster-$broker" --reporter=default \
-    --reporter=./test/support/skipped-reporter.ts >"$cluster_log.$broker" 2>&1 &
-  fault_pids+=($!)
+  start_task "cluster-$broker" npx vitest run --project "cluster-$broker" --reporter=default \
+    --reporter=./test/support/skipped-reporter.ts --reporter=json \
+    --outputFile.json="$run_dir/cluster-$broker.json"
 done
-# The package as users get it (test/package/): `npm pack` of a fresh clone, installed with npm into a
-# project made like `pulumi new typescript`, compiled under its tsconfig, with every TypeScript
-# snippet of README.md and docs/. Run apart from the broker suites, so its compilers do not load
-# their timing; the fault tests beside it spend their time waiting, and allow for a loaded machine.
-npx vitest run --project package --reporter=default --reporter=./test/support/skipped-reporter.ts
-fault_rc=0
-for pid in "${fault_pids[@]}"; do
-  wait "$pid" || fault_rc=1
+# The package as users get it (test/package/): `npm pack` of a fresh clone, installed with npm into
+# a project made like `pulumi new typescript`, compiled under its tsconfig, with every TypeScript
+# snippet of README.md and docs/.
+suite package --project package
+for broker in rabbitmq kafka; do
+  await_task "cluster-$broker" suite "$run_dir/cluster-$broker.json"
 done
-cat "$cluster_log.rabbitmq" "$cluster_log.kafka"
-rm -f "$cluster_log" "$cluster_log.rabbitmq" "$cluster_log.kafka"
-echo "cluster fault tests: $((SECONDS - cluster_started))s (beside the package project)"
-[[ $fault_rc -eq 0 ]] || exit 1
+
 # The real Pulumi engine on the local brokers (docs/pulumi-e2e.md). Under CI=1 it builds the engine
 # once (cached in ~/.cache/retry-topology) and fails if it cannot; otherwise it skips with one line.
-if [[ -n $engine_build ]] && ! wait "$engine_build"; then
-  cat "$engine_log" >&2
-fi
-rm -f "$engine_log"
-bash scripts/pulumi-e2e.sh
+if [[ -n ${task_pid["pulumi engine build"]:-} ]]; then SOFT=1 await_task "pulumi engine build" build; fi
+REPORT=$run_dir/e2e.json step e2e suite bash scripts/pulumi-e2e.sh --reporter=default \
+  --reporter=json --outputFile.json="$run_dir/e2e.json"
