@@ -15,6 +15,8 @@ export default defineConfig({
           exclude: ['test/integration/**', 'test/e2e/**', 'test/package/**', 'test/cluster/**'],
           // Some tests load the built package (dist/) the way users do.
           globalSetup: ['test/support/build-once.ts'],
+          // Property tests on a fixed seed (FC_SEED=random searches further): test/support/fast-check-seed.ts.
+          setupFiles: ['test/support/fast-check-seed.ts'],
           // Property runs, Pulumi mocks and child Node processes take seconds each; on a loaded
           // 2-core CI machine vitest's 5 s default fails them for being slow, not wrong.
           testTimeout: 60_000,

@@ -36,6 +36,8 @@ import type { Position } from './position';
  *   `yaml`, at its first line of text to js-yaml, so the header is found from the key); a block
  *   scalar with an indentation indicator (`|2`), or in a text with a tab;
  * - a carriage return that does not end a line: `yaml` refuses it, js-yaml takes it as one;
+ * - a line of blanks with a tab among them: js-yaml takes it as empty, `yaml` may refuse the
+ *   line after it; an anchor run into a flow indicator (`&a{`), which `yaml` refuses;
  * - a line longer than 1,024 characters: `yaml` refuses such a key, js-yaml takes it.
  * test/policy/fast-yaml.test.ts checks both readers give the same findings on fuzzed input.
  */
@@ -57,15 +59,20 @@ export interface FastDocument {
 /**
  * Text where the two disagree before any event is emitted: a carriage return that does not end
  * a line (`yaml` refuses it, js-yaml takes it as a line break), a line starting with `%` (js-yaml
- * skips it as an unknown directive, even indented, where `yaml` reads it or refuses it), and the
- * document end marker `...` (`yaml` counts an empty document before it, js-yaml none).
+ * skips it as an unknown directive, even indented, where `yaml` reads it or refuses it), the
+ * document end marker `...` (`yaml` counts an empty document before it, js-yaml none), and a
+ * line of blanks with a tab among them (js-yaml takes it as an empty line, where `yaml` refuses
+ * the more indented line after it in a mapping: `a: v\n\t\n a:1`), and an anchor run into a flow
+ * indicator (`&a:{a: b}`: js-yaml reads it, `yaml` wants white space after the anchor).
  */
 function disputedText(text: string): boolean {
-  // One cheap search for each before its pattern: most files hold none of the three.
+  // One cheap search for each before its pattern: most files hold none of them.
   return (
     (text.includes('\r') && /\r(?!\n)/.test(text)) ||
     (text.includes('%') && /^[ \t]*%/m.test(text)) ||
-    (text.includes('...') && /^\.\.\./m.test(text))
+    (text.includes('...') && /^\.\.\./m.test(text)) ||
+    (text.includes('\t') && /^[ \t]*\t[ \t]*$/m.test(text)) ||
+    (text.includes('&') && /(?:^|[\s[\]{},])&[^\s[\]{},]*[[\]{},]/m.test(text))
   );
 }
 

@@ -365,6 +365,22 @@ describe('the fast YAML reader agrees with the yaml library', () => {
     for (const count of [50, 51, 101, 120]) same(`a: &a x\nb: [${Array(count).fill('*a').join(', ')}]\n`);
   });
 
+  it('leaves a line of blanks with a tab among them to the yaml library', () => {
+    // Found by the property below (seed -112721589): js-yaml read the tab line as empty and the
+    // next line as more of the value; `yaml` refuses that line.
+    for (const text of ['a: v \n\t\n a:1', 'a: --- v \n\t\n a:1', 'a: v\n \t \n b: c'])
+      expect(same(text), JSON.stringify(text)).toBe(false);
+    expect(same('a: v\nb: "\t"\n')).toBe(true);
+  });
+
+  it('leaves an anchor run into a flow indicator to the yaml library', () => {
+    // Found by a long run of the property below (seed -997350563): `yaml` wants white space after
+    // an anchor, js-yaml reads the indicator as part of the anchor's name or the node.
+    for (const text of ['&:{a: b,\n c: d}', '&a:{a: b}', 'a: &x[1]', 'a: [&x,1]'])
+      expect(same(text), JSON.stringify(text)).toBe(false);
+    expect(same('a: &x {b: 1}\nc: *x\n')).toBe(true);
+  });
+
   it('agrees on lines put together from YAML pieces', () => {
     const key = fc.oneof(
       fc.constantFrom(
