@@ -47,7 +47,8 @@ export default defineConfig({
         },
       },
       // The RabbitMQ suites again on RabbitMQ 4.0 and 4.3 (scripts/rabbitmq4.sh starts them on these
-      // ports). One version at a time, after the rest, so each broker has the machine to itself.
+      // ports). One version at a time (4.0, then 4.3), in a vitest process beside `integration`
+      // (scripts/test.sh): each node is a broker of its own, with a lock of its own.
       ...['4.0', '4.3'].map((version, index) => {
         const amqpPort = `57${version.replace('.', '')}`;
         return {
@@ -97,7 +98,7 @@ export default defineConfig({
       },
       {
         // A quorum-delayed-retry stack through the real engine on RabbitMQ 4.3 (scripts/rabbitmq4.sh),
-        // after the ci stack.
+        // beside the ci and protected stacks (another broker, another lock).
         test: {
           name: 'e2e-rabbitmq-4.3',
           include: ['test/e2e/rabbitmq43-stack.test.ts'],
@@ -110,12 +111,12 @@ export default defineConfig({
           testTimeout: 300_000,
           hookTimeout: 300_000,
           fileParallelism: false,
-          sequence: { groupOrder: 3 },
         },
       },
       {
         // The cluster stack through the real engine on the clusters of `scripts/brokers.sh cluster`,
-        // with nodes killed during `pulumi up`; the helpers point at rabbit-1 and kafka-1.
+        // with nodes killed during `pulumi up`; the helpers point at rabbit-1 and kafka-1. Beside the
+        // stacks on the local brokers: the clusters are brokers of their own, with locks of their own.
         test: {
           name: 'e2e-cluster',
           include: ['test/e2e/cluster-stack.test.ts'],
@@ -128,7 +129,6 @@ export default defineConfig({
           testTimeout: 600_000,
           hookTimeout: 300_000,
           fileParallelism: false,
-          sequence: { groupOrder: 4 },
         },
       },
     ],

@@ -118,30 +118,35 @@ await_task "local brokers and chromium" broker
 start_task "confluent client build" bash scripts/confluent.sh
 start_task "clusters" bash scripts/brokers.sh cluster start
 
-# The RabbitMQ suites run three times: on 3.10 (in `integration`), then 4.0, then 4.3 (their own
-# projects, one after the other; vitest.config.mts).
-suite integration --project integration --project rabbitmq-4.0 --project rabbitmq-4.3
+# A vitest run beside the steps, with its JSON report; awaited with await_task NAME suite REPORT.
+start_suite() { # NAME VITEST-ARGS...
+  local name=$1
+  shift
+  start_task "$name" npx vitest run "$@" --reporter=default --reporter=./test/support/skipped-reporter.ts \
+    --reporter=json --outputFile.json="$run_dir/$name.json"
+}
+
+# The RabbitMQ suites run three times: on 3.10 (in `integration`, with the Kafka suites), and on
+# 4.0, then 4.3 (their own projects; vitest.config.mts). The 4.x nodes are brokers of their own
+# (a lock each: test/support/local-brokers-lock.ts), so their projects run beside `integration`.
+start_suite rabbitmq-4.x --project rabbitmq-4.0 --project rabbitmq-4.3
+suite integration --project integration
+await_task rabbitmq-4.x suite "$run_dir/rabbitmq-4.x.json"
 
 await_task "confluent client build" build
 # The same Kafka files with the runtime on the Confluent client, and its types against the contract.
 step "confluent types" check npx tsc -p test/confluent/tsconfig.json
-KAFKA_CLIENT=confluent suite kafka-on-confluent --project integration test/integration/kafka
-
-# The fault tests: nodes and brokers killed while messages wait (docs/replication.md). One vitest
-# process per cluster (each takes its cluster's lock), side by side and beside the package project
-# below, which only compiles: most of their time is waiting for failovers.
+# Beside it, the fault tests: nodes and brokers killed while messages wait (docs/replication.md),
+# on the clusters, one vitest process per cluster (each takes its cluster's lock); and the package
+# as users get it (test/package/): `npm pack` of a fresh clone, installed with npm into a project
+# made like `pulumi new typescript`, compiled under its tsconfig, with every TypeScript snippet of
+# README.md and docs/. None of the three shares a broker with another.
+KAFKA_CLIENT=confluent start_suite kafka-on-confluent --project integration test/integration/kafka
 await_task clusters broker
-for broker in rabbitmq kafka; do
-  start_task "cluster-$broker" npx vitest run --project "cluster-$broker" --reporter=default \
-    --reporter=./test/support/skipped-reporter.ts --reporter=json \
-    --outputFile.json="$run_dir/cluster-$broker.json"
-done
-# The package as users get it (test/package/): `npm pack` of a fresh clone, installed with npm into
-# a project made like `pulumi new typescript`, compiled under its tsconfig, with every TypeScript
-# snippet of README.md and docs/.
+for broker in rabbitmq kafka; do start_suite "cluster-$broker" --project "cluster-$broker"; done
 suite package --project package
-for broker in rabbitmq kafka; do
-  await_task "cluster-$broker" suite "$run_dir/cluster-$broker.json"
+for name in kafka-on-confluent cluster-rabbitmq cluster-kafka; do
+  await_task "$name" suite "$run_dir/$name.json"
 done
 
 # The real Pulumi engine on the local brokers (docs/pulumi-e2e.md). Under CI=1 it builds the engine
