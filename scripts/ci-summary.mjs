@@ -13,7 +13,6 @@ const KINDS = {
   build: 'a build',
   broker: 'a broker or cluster that did not start',
   suite: 'a test suite',
-  setup: 'the set-up',
 };
 
 const stepsFile = process.argv[2];

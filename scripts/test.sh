@@ -53,12 +53,19 @@ step() { # NAME KIND COMMAND...
   [[ $rc -eq 0 ]] || exit "$rc"
 }
 
-# A vitest run as a step, with a JSON report for the summary and skipped tests listed by name.
+# Vitest's reporters for a suite: its usual output, skipped tests listed by name, and a JSON report
+# ($run_dir/NAME.json) for the summary.
+reporters() { # NAME
+  echo --reporter=default --reporter=./test/support/skipped-reporter.ts --reporter=json \
+    "--outputFile.json=$run_dir/$1.json"
+}
+
+# A vitest run as a step.
 suite() { # NAME VITEST-ARGS...
   local name=$1
   shift
-  REPORT=$run_dir/$name.json step "$name" suite npx vitest run "$@" --reporter=default \
-    --reporter=./test/support/skipped-reporter.ts --reporter=json --outputFile.json="$run_dir/$name.json"
+  # shellcheck disable=SC2046 # the reporter arguments hold no spaces
+  REPORT=$run_dir/$name.json step "$name" suite npx vitest run "$@" $(reporters "$name")
 }
 
 # A task beside the steps (a build, a broker start, a suite that only waits): its output goes to a
@@ -122,8 +129,8 @@ start_task "clusters" bash scripts/brokers.sh cluster start
 start_suite() { # NAME VITEST-ARGS...
   local name=$1
   shift
-  start_task "$name" npx vitest run "$@" --reporter=default --reporter=./test/support/skipped-reporter.ts \
-    --reporter=json --outputFile.json="$run_dir/$name.json"
+  # shellcheck disable=SC2046 # the reporter arguments hold no spaces
+  start_task "$name" npx vitest run "$@" $(reporters "$name")
 }
 
 # The RabbitMQ suites run three times: on 3.10 (in `integration`, with the Kafka suites), and on
@@ -152,5 +159,5 @@ done
 # The real Pulumi engine on the local brokers (docs/pulumi-e2e.md). Under CI=1 it builds the engine
 # once (cached in ~/.cache/retry-topology) and fails if it cannot; otherwise it skips with one line.
 if [[ -n ${task_pid["pulumi engine build"]:-} ]]; then SOFT=1 await_task "pulumi engine build" build; fi
-REPORT=$run_dir/e2e.json step e2e suite bash scripts/pulumi-e2e.sh --reporter=default \
-  --reporter=json --outputFile.json="$run_dir/e2e.json"
+# shellcheck disable=SC2046 # the reporter arguments hold no spaces
+REPORT=$run_dir/e2e.json step e2e suite bash scripts/pulumi-e2e.sh $(reporters e2e)
