@@ -15,6 +15,8 @@ export const HEADERS = {
   source: 'retry-source',
   deadLetteredAt: 'retry-dead-lettered-at',
   attemptInvalid: 'retry-attempt-invalid',
+  /** On a retry copy: the epoch milliseconds before which it must not be handled. */
+  notBefore: 'retry-not-before',
 } as const;
 
 export interface DeadLetterInfo {

@@ -7,7 +7,7 @@ import type { KafkaHeaders, OutgoingMessage } from './contract';
  * per-key sequence number park-key ordering sorts by (see chain-index.ts).
  */
 export const KAFKA_HEADERS = {
-  notBefore: 'retry-not-before',
+  notBefore: HEADERS.notBefore,
   originalTopic: 'retry-original-topic',
   originalPartition: 'retry-original-partition',
   originalOffset: 'retry-original-offset',

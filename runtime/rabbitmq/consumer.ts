@@ -10,6 +10,7 @@ import { stoppableClock } from '../stoppable-clock';
 import { attemptOf } from './attempt';
 import { assertBrokerVersion } from './broker-version';
 import { onChannelClose } from './channel-close';
+import { timeLeft } from './due';
 import { HeldPublishes, type RefusedPublishBackoff } from './held';
 import { deadLetter, type RouteContext, retry } from './route';
 import { settlerFor } from './settle';
@@ -79,6 +80,9 @@ const DEFAULTS = {
  * tried again after a jittered, growing wait no longer than a quarter of the level's own. While
  * that lasts the held messages keep their prefetch slots, so a consumer whose wait queues are full
  * slows down instead of spinning.
+ *
+ * A retry copy carries `retry-not-before`; one the broker lets out early is held, unacked, until
+ * then (due.ts), so no handler runs before its delay.
  */
 export async function consumeWithRetries(
   channel: ConfirmChannel,
@@ -120,7 +124,23 @@ export async function consumeWithRetries(
     if (--inFlight === 0) idle?.();
   };
 
+  const longestWaitMs = Math.max(0, ...rules.levels.map((level) => level.waitMs.max));
+
   async function handle(message: ConsumeMessage): Promise<void> {
+    const holdMs = timeLeft(message, clock.now(), longestWaitMs);
+    if (holdMs > 0) {
+      try {
+        await clock.sleep(holdMs);
+      } catch {
+        // Stopping: the copy goes back to its queue, its due time with it.
+        try {
+          settle.nack(message, true);
+        } catch (error) {
+          route.report(error, message);
+        }
+        return;
+      }
+    }
     const reading = attemptOf(message, rules.mode);
     const run = await runHandler(rules, {
       attempt: reading.attempt,

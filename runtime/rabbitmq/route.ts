@@ -50,9 +50,13 @@ export async function retry(
   // The copy's attempt is valid again; a malformed value read on the way goes on for the dead letter.
   if (reading.invalid !== undefined) headers[HEADERS.attemptInvalid] = reading.invalid;
   const deliveryTime = rules.mode === 'delivery-time';
+  const level = rules.levels[decision.level - 1];
+  // The wait the broker applies: the delivery time, or the wait queue's TTL. The consumer holds a
+  // copy the broker lets out before it (due.ts).
+  const waitMs = deliveryTime ? decision.delayMs : (level?.waitMs.min ?? decision.delayMs);
+  headers[HEADERS.notBefore] = now + waitMs;
   if (deliveryTime) headers['x-opt-delivery-time'] = now + decision.delayMs;
   const routingKey = deliveryTime ? rules.mainQueue : decision.destination;
-  const level = rules.levels[decision.level - 1];
   const outcome = await context.held.publish(
     routingKey,
     level?.waitMs.max ?? Number.POSITIVE_INFINITY,
@@ -111,11 +115,17 @@ export async function deadLetter(
       rules.deadLetterExchange,
       rules.mainQueue,
       message.content,
-      copyProperties(message, deadLetterHeaders(info)),
+      withoutNotBefore(copyProperties(message, deadLetterHeaders(info))),
     );
     settle.ack(message);
   } catch (refused) {
     context.report(refused, message);
     settle.reject(message, false);
   }
+}
+
+/** A dead letter waits for nothing: the last retry copy's due time is not carried on. */
+function withoutNotBefore<T extends { headers: Record<string, unknown> }>(properties: T): T {
+  delete properties.headers[HEADERS.notBefore];
+  return properties;
 }
