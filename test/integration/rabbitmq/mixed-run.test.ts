@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryPlan } from '../../../policy';
 import { HEADERS } from '../../../runtime';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
+import { earliestEnd } from '../../support/broker-clock';
 import {
   AMQP_URL,
   type Broker,
@@ -255,7 +256,10 @@ function mixedRun(mode: 'ttl-queues' | 'quorum-delayed-retry', brokerVersionStat
         const level = rabbit.levels[before.attempt - 1];
         if (!level) throw new Error(`no level after attempt ${before.attempt}`);
         expect(before.outcome).toBe('transient');
-        expect(waited).toBeGreaterThanOrEqual(level.waitMs.min);
+        // ttl-queues: the runtime holds an early copy; quorum-delayed-retry: the broker's clock alone.
+        expect(waited).toBeGreaterThanOrEqual(
+          mode === 'ttl-queues' ? level.waitMs.min : earliestEnd(level.waitMs.min),
+        );
         latest = Math.max(latest, waited - level.waitMs.max);
       }
     }
