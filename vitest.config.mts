@@ -93,7 +93,10 @@ export default defineConfig({
           // Each step runs `pulumi` (5–15 s here) or waits for broker TTLs; a loaded CI machine is slower.
           testTimeout: 300_000,
           hookTimeout: 300_000,
-          fileParallelism: false,
+          // The ci and protected stacks side by side: each has its own names (a random prefix), its
+          // own Pulumi state and home, and most of their time is waiting for a 2 min TTL. (Vitest's
+          // default is one worker on a 2-core machine.)
+          maxWorkers: 2,
         },
       },
       {
