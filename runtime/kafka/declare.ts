@@ -14,11 +14,14 @@ export interface DeclaredTopology {
  * existing topic is never altered; its config is Pulumi's business. Its partition count is
  * checked, though, source topic included: the runtime produces each copy to the source
  * partition's number, which must exist on every topic of the chain.
+ *
+ * `options.client` is no longer read (both clients are driven the same way); it stays so that
+ * existing calls compile.
  */
 export async function declareKafkaTopology(
   admin: AdminLike,
   plan: RetryPlan,
-  options: { client?: KafkaClient } = {},
+  _options: { client?: KafkaClient } = {},
 ): Promise<DeclaredTopology> {
   const kafka = targetRules(plan, 'kafka');
   const present = new Set(await admin.listTopics());
@@ -37,10 +40,12 @@ export async function declareKafkaTopology(
   }
   const missing = kafka.topics.filter((spec) => spec.declare && !present.has(spec.name));
   if (missing.length > 0) {
+    // Resolves once the controller has the topics; untilVisible waits for the rest. No
+    // waitForLeaders: KafkaJS (2.2.4) then asks a broker for the new topics' metadata and retries
+    // only LEADER_NOT_AVAILABLE, so a broker that does not list them yet (UNKNOWN_TOPIC_OR_PARTITION,
+    // seen on a loaded CI machine) failed a create that had worked. The Confluent client does not
+    // take the option at all.
     await admin.createTopics({
-      // KafkaJS waits for the leaders when asked; the Confluent client does not take the option
-      // and resolves once the controller has the topics (untilVisible waits for the rest).
-      ...(options.client === 'confluent' ? {} : { waitForLeaders: true }),
       topics: missing.map((spec) => ({
         topic: spec.name,
         numPartitions: spec.partitions,
@@ -67,10 +72,10 @@ const VISIBLE_WITHIN_MS = 30_000;
 const VISIBLE_POLL_MS = 100;
 
 /**
- * The Confluent client's createTopics (1.10.1) resolves before the new topics are in the
- * broker's metadata, and even after KafkaJS's waitForLeaders a ListOffsets right after can meet
- * NOT_LEADER_OR_FOLLOWER on a loaded broker (Kafka 4.4.0, KRaft): a listTopics, a subscription
- * or a produce right after can miss them. Waits until every partition of each reports its
+ * createTopics (KafkaJS 2.2.4, the Confluent client 1.10.1) resolves before the new topics are in
+ * every broker's metadata, and a ListOffsets right after can meet NOT_LEADER_OR_FOLLOWER on a
+ * loaded broker (Kafka 4.4.0, KRaft): a listTopics, a subscription or a produce right after can
+ * miss them. Waits until every partition of each reports its
  * offsets, so a second declare sees them and a consumer subscribing next finds them.
  */
 async function untilVisible(admin: AdminLike, topics: string[], partitions: number | undefined) {
