@@ -1,3 +1,4 @@
+import { UsageError } from './args';
 import { EXIT, type Output, safeOutput } from './output';
 import { packageVersion } from './version';
 
@@ -73,10 +74,9 @@ export async function run(argv: string[], raw: Output): Promise<number> {
   try {
     return await command.run(args, output);
   } catch (error) {
-    // parseArgs reports unknown or malformed options with a code; that is the user's mistake.
-    const code = (error as { code?: string }).code;
-    if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      output.err(`✖ ${(error as Error).message}\n\n${command.usage}`);
+    // An unknown or malformed option is the user's mistake, not ours.
+    if (error instanceof UsageError) {
+      output.err(`✖ ${error.message}\n\n${command.usage}`);
       return EXIT.usage;
     }
     output.err(`✖ internal error: ${(error as Error).message ?? String(error)} (please report this)`);

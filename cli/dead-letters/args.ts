@@ -1,4 +1,3 @@
-import { parseArgs } from 'node:util';
 import { parseDuration } from '../../policy';
 import type { TargetName } from '../../runtime';
 import {
@@ -7,6 +6,7 @@ import {
   type DeadLetterReasonGroup,
   REASON_GROUPS,
 } from '../../runtime/dead-letters';
+import { parseCommandArgs, UsageError } from '../args';
 import { parseRate } from '../simulate/rate';
 
 export const VERBS = ['list', 'show', 'replay', 'purge'] as const;
@@ -86,34 +86,42 @@ const list = (values: string[] | undefined) =>
     .map((value) => value.trim())
     .filter(Boolean);
 
+const OPTIONS = {
+  target: { type: 'string' },
+  policy: { type: 'string' },
+  format: { type: 'string', default: 'text' },
+  reason: { type: 'string', multiple: true },
+  error: { type: 'string', multiple: true },
+  since: { type: 'string' },
+  until: { type: 'string' },
+  id: { type: 'string', multiple: true },
+  max: { type: 'string' },
+  skip: { type: 'string' },
+  limit: { type: 'string' },
+  preview: { type: 'string' },
+  rate: { type: 'string' },
+  'keep-attempts': { type: 'boolean', default: false },
+  yes: { type: 'boolean', default: false },
+  expect: { type: 'string' },
+  archive: { type: 'string' },
+  url: { type: 'string' },
+  brokers: { type: 'string' },
+  ssl: { type: 'boolean' },
+  'connection-string': { type: 'string' },
+} as const;
+
+/** The shared parser, whose one-line usage errors become this command's coded ones. */
+function parseOptions(args: string[]) {
+  try {
+    return parseCommandArgs(args, OPTIONS);
+  } catch (error) {
+    if (error instanceof UsageError) fail(error.message);
+    throw error;
+  }
+}
+
 export function parseDeadLetterArgs(args: string[], env: NodeJS.ProcessEnv, now: number): DeadLetterArgs {
-  const { values, positionals } = parseArgs({
-    args,
-    allowPositionals: true,
-    options: {
-      target: { type: 'string' },
-      policy: { type: 'string' },
-      format: { type: 'string', default: 'text' },
-      reason: { type: 'string', multiple: true },
-      error: { type: 'string', multiple: true },
-      since: { type: 'string' },
-      until: { type: 'string' },
-      id: { type: 'string', multiple: true },
-      max: { type: 'string' },
-      skip: { type: 'string' },
-      limit: { type: 'string' },
-      preview: { type: 'string' },
-      rate: { type: 'string' },
-      'keep-attempts': { type: 'boolean', default: false },
-      yes: { type: 'boolean', default: false },
-      expect: { type: 'string' },
-      archive: { type: 'string' },
-      url: { type: 'string' },
-      brokers: { type: 'string' },
-      ssl: { type: 'boolean' },
-      'connection-string': { type: 'string' },
-    },
-  });
+  const { values, positionals } = parseOptions(args);
   const [verbText, input, ...extra] = positionals;
   const verb = VERBS.find((each) => each === verbText);
   if (!verb) fail(`say what to do: ${VERBS.join(', ')}`);

@@ -99,6 +99,45 @@ describe('dead-letters: bad input gets a coded error and changes nothing', () =>
     expectCoded(await run(['list', 'policies/billing.yaml', '--target', 'rabbitmq']), 'invalid-option', 2);
   });
 
+  it.each([
+    ['replay', '--rate', '-5', 'invalid-option'],
+    ['replay', '--rate', '-5/s', 'invalid-option'],
+    ['show', '--skip', '-1', 'invalid-option'],
+    ['show', '--limit', '-1', 'invalid-option'],
+    ['show', '--preview', '-1', 'invalid-option'],
+    ['purge', '--expect', '-1', 'invalid-option'],
+    ['list', '--since', '-2h', 'invalid-filter'],
+    ['list', '--until', '-2h', 'invalid-filter'],
+    ['list', '--policy', '-x', 'invalid-option'],
+    ['list', '--target', '-k', 'no-target'],
+    ['list', '--format', '-x', 'invalid-option'],
+  ])(
+    '%s %s %s as the next word gets the coded line %s gives with =, exit 2',
+    async (verb, option, value, code) => {
+      const rest = [
+        '--url',
+        'amqp://127.0.0.1:1',
+        ...(option === '--target' ? [] : ['--target', 'rabbitmq']),
+      ];
+      const spaced = await run([verb, 'policies/billing.yaml', option, value, ...rest]);
+      const joined = await run([verb, 'policies/billing.yaml', `${option}=${value}`, ...rest]);
+      expectCoded(spaced, code, 2);
+      expect(spaced).toEqual(joined);
+      // The coded line alone: no three-line parser text before the usage.
+      expect(spaced.err.split('\n')[0]).toMatch(new RegExp(`^✖ \\[${code}\\] `));
+      expect(spaced.err.split('\n')[1] ?? '').toBe('');
+    },
+  );
+
+  it('an option missing its value before the next option is a coded line, exit 2', async () => {
+    const result = await run(['replay', 'policies/billing.yaml', '--target', 'rabbitmq', '--rate', '--yes']);
+    expectCoded(result, 'invalid-option', 2);
+    expect(result.err.split('\n')[0]).toBe('✖ [invalid-option] --rate needs a value before --yes');
+    expect((await run(['list', 'policies/billing.yaml', '--bogus'])).err).toMatch(
+      /^✖ \[invalid-option\] Unknown option '--bogus'/,
+    );
+  });
+
   it('a broker that cannot be reached', async () => {
     const rabbit = await run([
       'list',

@@ -113,6 +113,29 @@ describe('the command line itself', () => {
     expect(result.err).not.toMatch(/\n\s+at /);
   });
 
+  it.each([
+    [['plan', 'policies/billing.yaml', '--policy'], '-x'],
+    [['simulate', 'policies/billing.yaml', '--rate', '5/s', '--outage'], '-5m'],
+    [['simulate', 'policies/billing.yaml', '--outage', '1m', '--rate'], '-5/s'],
+    [['simulate', 'policies/billing.yaml', '--outage', '1m', '--rate', '5/s', '--format'], '-x'],
+    [['render', 'policies/billing.yaml', '--format', 'svg', '--target'], '-k'],
+    [['diff', 'policies/billing.yaml', 'policies/billing.yaml', '--max-chars'], '-5'],
+  ])('%j with a value starting with a dash as the next word says what "=%s" says', async (argv, value) => {
+    const option = argv.at(-1) as string;
+    const spaced = await cli(...argv, value);
+    const joined = await cli(...argv.slice(0, -1), `${option}=${value}`);
+    expect(spaced.code).toBe(2);
+    expect(spaced).toEqual(joined);
+    expect(spaced.err).not.toContain('ambiguous');
+  });
+
+  it('an option missing its value before the next option is one line, exit 2', async () => {
+    const result = await cli('plan', 'policies/billing.yaml', '--policy', '--format', 'json');
+    expect(result.code).toBe(2);
+    expect(result.err.split('\n')[0]).toBe('✖ --policy needs a value before --format');
+    expect(result.err.split('\n')[1]).toBe('');
+  });
+
   it('prints the JSON Schema', async () => {
     const result = await cli('schema');
     expect(JSON.parse(result.out).$schema).toContain('draft-07');
