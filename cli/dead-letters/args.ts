@@ -58,11 +58,18 @@ function fail(message: string): never {
   throw new DeadLetterError('invalid-option', message);
 }
 
-function wholeNumber(text: string | undefined, name: string, min: number): number | undefined {
+/** A filter's value that cannot be read is `invalid-filter`, any other option's `invalid-option`. */
+function wholeNumber(
+  text: string | undefined,
+  name: string,
+  min: number,
+  code: 'invalid-option' | 'invalid-filter' = 'invalid-option',
+): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text.trim())) fail(`${name} needs a whole number, got "${text}"`);
+  if (!/^\d+$/.test(text.trim()))
+    throw new DeadLetterError(code, `${name} needs a whole number, got "${text}"`);
   const value = Number(text);
-  if (value < min) fail(`${name} must be at least ${min}`);
+  if (value < min) throw new DeadLetterError(code, `${name} must be at least ${min}`);
   return value;
 }
 
@@ -152,7 +159,7 @@ export function parseDeadLetterArgs(args: string[], env: NodeJS.ProcessEnv, now:
   if (ids.length) filter.ids = ids;
   if (values.since !== undefined) filter.since = parseInstant(values.since, '--since', now);
   if (values.until !== undefined) filter.until = parseInstant(values.until, '--until', now);
-  const max = wholeNumber(values.max, '--max', 1);
+  const max = wholeNumber(values.max, '--max', 1, 'invalid-filter');
   if (max !== undefined) filter.max = max;
 
   const rateText = values.rate ?? DEFAULT_RATE;

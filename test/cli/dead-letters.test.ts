@@ -95,9 +95,20 @@ describe('dead-letters: bad input gets a coded error and changes nothing', () =>
     expectCoded(await run([...base, '--reason', 'sad']), 'invalid-filter', 2);
     expectCoded(await run([...base, '--since', 'yesterday']), 'invalid-filter', 2);
     expectCoded(await run([...base, '--rate', '0/s']), 'invalid-option', 2);
-    expectCoded(await run([...base, '--max', '0']), 'invalid-option', 2);
+    expectCoded(await run([...base, '--limit', '0']), 'invalid-option', 2);
     expectCoded(await run(['list', 'policies/billing.yaml', '--target', 'rabbitmq']), 'invalid-option', 2);
   });
+
+  it.each([['abc'], ['0'], ['-1'], ['1.5']])(
+    '--max %s is a filter it cannot read (invalid-filter, as documented), exit 2',
+    async (value) => {
+      for (const verb of ['list', 'show', 'replay', 'purge']) {
+        const result = await run([verb, 'policies/billing.yaml', '--target', 'rabbitmq', '--max', value]);
+        expectCoded(result, 'invalid-filter', 2);
+        expect(result.err).toContain('--max');
+      }
+    },
+  );
 
   it.each([
     ['replay', '--rate', '-5', 'invalid-option'],
