@@ -1,5 +1,12 @@
-import { safeJson } from '../../policy';
-import { DeadLetterError, type DeadLetterErrorCode, requireDeadLetters } from '../../runtime/dead-letters';
+import { type RetryPlan, safeJson } from '../../policy';
+import {
+  checkPurgeOptions,
+  checkReplayOptions,
+  DeadLetterError,
+  type DeadLetterErrorCode,
+  keepAttemptsUnsupported,
+  requireDeadLetters,
+} from '../../runtime/dead-letters';
 import { type DeadLetterArgs, parseDeadLetterArgs } from '../dead-letters/args';
 import { CONNECTORS, type Connectors } from '../dead-letters/connect';
 import { purgeText, replayText } from '../dead-letters/format';
@@ -89,6 +96,21 @@ function printFailure(error: DeadLetterError, args: DeadLetterArgs | undefined, 
   return EXIT_BY_CODE[error.code];
 }
 
+/**
+ * The checks the verb itself would make of its options, made before connecting: a mistake on the
+ * command line is said at once, never after a wait for a broker that may not answer (or blamed on
+ * a missing URL).
+ */
+function checkBeforeConnecting(args: DeadLetterArgs, plan: RetryPlan): void {
+  if (args.verb === 'purge')
+    checkPurgeOptions({ dryRun: !args.yes, ...(args.expect === undefined ? {} : { expect: args.expect }) });
+  if (args.verb === 'replay')
+    checkReplayOptions(
+      { ratePerSecond: args.ratePerSecond, keepAttempts: args.keepAttempts },
+      keepAttemptsUnsupported(plan, args.target),
+    );
+}
+
 export async function deadLettersCommand(
   argv: string[],
   output: Output,
@@ -102,6 +124,7 @@ export async function deadLettersCommand(
     const plan = await loadPlan(args.input, args.policy, output);
     if (!plan) return EXIT.invalid;
     requireDeadLetters(plan, args.target);
+    checkBeforeConnecting(args, plan);
     const opened = await environment.connectors[args.target](plan, args.connection);
     if (environment.handleSignals) release = stopOnSignals(controller);
     try {

@@ -6,7 +6,13 @@ export { ARCHIVE_FORMAT, type ArchivedDeadLetter, readArchive, writeArchive } fr
 export type { Claim, DeadLetterBroker, ReplayCopyOptions, Settled } from './broker';
 export { DeadLetterError, type DeadLetterErrorCode } from './errors';
 export { type DeadLetterFilter, matches } from './filter';
-export { deadLetterLocations, deadLetterSubqueue, replayGroupOf, requireDeadLetters } from './locations';
+export {
+  deadLetterLocations,
+  deadLetterSubqueue,
+  keepAttemptsUnsupported,
+  replayGroupOf,
+  requireDeadLetters,
+} from './locations';
 export {
   asEpochMs,
   asText,
@@ -17,8 +23,8 @@ export {
   replayedHeaders,
 } from './metadata';
 export { Pacer } from './pacer';
-export type { PurgeOptions, PurgeReport } from './purge';
-export type { ReplayOptions, ReplayProgress, ReplayReport } from './replay';
+export { checkPurgeOptions, type PurgeOptions, type PurgeReport } from './purge';
+export { checkReplayOptions, type ReplayOptions, type ReplayProgress, type ReplayReport } from './replay';
 export { AGE_GROUPS, type Counted, type DeadLetterSummary, type Extreme } from './summary';
 export { type DeadLetters, deadLetterCommands, SHOW_DEFAULT_LIMIT } from './tool';
 export { type DeadLetter, type DeadLetterLocation, type DeadLetterReasonGroup, REASON_GROUPS } from './types';

@@ -14,6 +14,16 @@ export function replayGroupOf(deadLetterTopic: string): string {
 }
 
 /**
+ * Why `replay --keep-attempts` cannot apply to a plan's target, or undefined when it can: where
+ * the broker counts the attempts (x-delivery-count), the count cannot be carried over.
+ */
+export function keepAttemptsUnsupported(plan: RetryPlan, target: TargetName): string | undefined {
+  return target === 'rabbitmq' && plan.targets.rabbitmq?.mode === 'quorum-delayed-retry'
+    ? 'in quorum-delayed-retry mode the broker counts attempts (x-delivery-count)'
+    : undefined;
+}
+
+/**
  * Where each target of a plan keeps its dead letters, and where `dead-letters replay` sends them.
  *
  * Service Bus has two when the copies go to a retry queue of the consumer's own (a subscription,

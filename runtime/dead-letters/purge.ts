@@ -37,6 +37,18 @@ export interface PurgeReport {
 }
 
 /**
+ * What a purge refuses before it reads anything: a tool calls it before it connects, so a
+ * mistake on the command line never waits for a broker.
+ */
+export function checkPurgeOptions(options: Pick<PurgeOptions, 'dryRun' | 'expect'>): void {
+  if (options.dryRun === false && options.expect === undefined)
+    throw new DeadLetterError(
+      'expect-required',
+      'a purge needs the number of dead letters it will delete (--expect N)',
+    );
+}
+
+/**
  * Deletes the selected dead letters (Kafka: marks them purged). Refused unless `expect` equals
  * what the filter selects, so a purge never takes more than its author looked at.
  */
@@ -46,11 +58,7 @@ export async function purgeDeadLetters(
 ): Promise<PurgeReport> {
   const clock = options.clock ?? systemClock;
   const dryRun = options.dryRun !== false;
-  if (!dryRun && options.expect === undefined)
-    throw new DeadLetterError(
-      'expect-required',
-      'a purge needs the number of dead letters it will delete (--expect N)',
-    );
+  checkPurgeOptions(options);
   const browsed = await browseSelection(broker, options.filter ?? {}, {
     keepBodies: options.archive !== undefined,
     ...(options.signal ? { signal: options.signal } : {}),

@@ -52,6 +52,24 @@ export interface ReplayReport {
 const SAMPLE = 10;
 
 /**
+ * What a replay refuses before it reads anything. `keepAttemptsUnsupported` is the broker's
+ * reason, known from the plan alone (keepAttemptsUnsupported in locations.ts), so a tool can call
+ * this before it connects and a mistake on the command line never waits for a broker.
+ */
+export function checkReplayOptions(
+  options: Pick<ReplayOptions, 'ratePerSecond' | 'keepAttempts'>,
+  keepAttemptsUnsupported: string | undefined,
+): void {
+  if (!(options.ratePerSecond > 0) || !Number.isFinite(options.ratePerSecond))
+    throw new DeadLetterError(
+      'invalid-option',
+      `the rate must be above 0 per second, got ${options.ratePerSecond}`,
+    );
+  if (options.keepAttempts && keepAttemptsUnsupported)
+    throw new DeadLetterError('invalid-option', `--keep-attempts cannot apply: ${keepAttemptsUnsupported}`);
+}
+
+/**
  * Replays the selected dead letters to where they came from, paced, each removed only after its
  * copy is confirmed. Safe to stop at any point and to run again: it goes on with what is still
  * dead-lettered. A broker failure mid-run throws `broker-failed` with the report so far.
@@ -62,16 +80,7 @@ export async function replayDeadLetters(
 ): Promise<ReplayReport> {
   const clock = options.clock ?? systemClock;
   const random = options.random ?? mathRandom;
-  if (!(options.ratePerSecond > 0) || !Number.isFinite(options.ratePerSecond))
-    throw new DeadLetterError(
-      'invalid-option',
-      `the rate must be above 0 per second, got ${options.ratePerSecond}`,
-    );
-  if (options.keepAttempts && broker.keepAttemptsUnsupported)
-    throw new DeadLetterError(
-      'invalid-option',
-      `--keep-attempts cannot apply: ${broker.keepAttemptsUnsupported}`,
-    );
+  checkReplayOptions(options, broker.keepAttemptsUnsupported);
   const started = clock.now();
   const browsed = await browseSelection(broker, options.filter ?? {}, {
     keepBodies: false,

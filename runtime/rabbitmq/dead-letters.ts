@@ -3,7 +3,7 @@ import type { RabbitMqPlan, RetryPlan } from '../../policy/plan/types';
 import type { Clock, Random } from '../clock';
 import type { Claim, DeadLetterBroker } from '../dead-letters/broker';
 import { DeadLetterError } from '../dead-letters/errors';
-import { requireDeadLetters } from '../dead-letters/locations';
+import { keepAttemptsUnsupported, requireDeadLetters } from '../dead-letters/locations';
 import { replayedHeaders } from '../dead-letters/metadata';
 import { type DeadLetters, deadLetterCommands } from '../dead-letters/tool';
 import { publishConfirmed } from './confirm';
@@ -43,6 +43,7 @@ export function rabbitMqDeadLetters(plan: RetryPlan, options: RabbitDeadLetterOp
   const rabbit = plan.targets.rabbitmq as RabbitMqPlan;
   const queue = rabbit.deadLetterQueue;
   const mainQueue = rabbit.mainQueue;
+  const keepAttemptsRefused = keepAttemptsUnsupported(plan, 'rabbitmq');
 
   async function openChannel(): Promise<ConfirmChannel> {
     const channel = await options.connection.createConfirmChannel();
@@ -66,12 +67,7 @@ export function rabbitMqDeadLetters(plan: RetryPlan, options: RabbitDeadLetterOp
     locations: [queue],
     replayTo: mainQueue,
     maxInFlight: MAX_IN_FLIGHT,
-    ...(rabbit.mode === 'quorum-delayed-retry'
-      ? {
-          keepAttemptsUnsupported:
-            'in quorum-delayed-retry mode the broker counts attempts (x-delivery-count)',
-        }
-      : {}),
+    ...(keepAttemptsRefused ? { keepAttemptsUnsupported: keepAttemptsRefused } : {}),
     async *browse() {
       const channel = await openChannel();
       const reader = new QueueReader(channel, queue, PREFETCH, QUIET_MS);

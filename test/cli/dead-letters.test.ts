@@ -1,4 +1,5 @@
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { type AddressInfo, createServer, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -184,6 +185,88 @@ describe('dead-letters: bad input gets a coded error and changes nothing', () =>
       'invalid-option',
       2,
     );
+  });
+});
+
+/** Connectors that only count: a check that runs before connecting never reaches them. */
+function countingConnectors() {
+  const calls: string[] = [];
+  const refuse = (target: string) => async () => {
+    calls.push(target);
+    throw new Error(`connected to ${target}`);
+  };
+  const connectors: Connectors = {
+    rabbitmq: refuse('rabbitmq'),
+    kafka: refuse('kafka'),
+    serviceBus: refuse('serviceBus'),
+  };
+  return { calls, connectors };
+}
+
+describe('dead-letters: every option is checked before any connection', () => {
+  const connection = {
+    rabbitmq: ['--url', 'amqp://127.0.0.1:1'],
+    kafka: ['--brokers', '127.0.0.1:1'],
+    servicebus: ['--connection-string', 'Endpoint=sb://127.0.0.1/;SharedAccessKeyName=a;SharedAccessKey=b'],
+  } as const;
+
+  it.each(Object.keys(connection) as Array<keyof typeof connection>)(
+    'purge --yes without --expect on %s is expect-required, exit 2, with or without connection settings',
+    async (target) => {
+      for (const settings of [[], connection[target]]) {
+        const { calls, connectors } = countingConnectors();
+        const result = await run(
+          ['purge', 'policies/billing.yaml', '--target', target, '--yes', ...settings],
+          {
+            connectors,
+          },
+        );
+        expectCoded(result, 'expect-required', 2);
+        expect(result.err).not.toContain('needs --');
+        expect(calls).toEqual([]);
+      }
+    },
+  );
+
+  it('replay --keep-attempts where the broker counts attempts is refused before connecting', async () => {
+    const policy = tempFile(
+      'qdr.yaml',
+      readFileSync('policies/billing.yaml', 'utf8')
+        .replace('mode: ttl-queues', 'mode: quorum-delayed-retry')
+        .replace('brokerVersion: "3.10.8"', 'brokerVersion: "4.3.0"'),
+    );
+    const { calls, connectors } = countingConnectors();
+    const result = await run(['replay', policy, '--target', 'rabbitmq', '--keep-attempts', '--yes'], {
+      connectors,
+    });
+    expectCoded(result, 'invalid-option', 2);
+    expect(result.err).toContain('--keep-attempts cannot apply');
+    expect(calls).toEqual([]);
+  });
+
+  it('purge --yes without --expect never opens a connection to a broker that would never answer', async () => {
+    // The real connectors against a listener that accepts and never answers: before the fix the
+    // command waited there for amqplib's 10 s timeout and blamed the broker (exit 4).
+    const accepted: Socket[] = [];
+    const server = createServer((socket) => void accepted.push(socket));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const result = await run([
+        'purge',
+        'policies/billing.yaml',
+        '--target',
+        'rabbitmq',
+        '--url',
+        `amqp://guest:guest@127.0.0.1:${port}`,
+        '--yes',
+      ]);
+      expectCoded(result, 'expect-required', 2);
+      expect(accepted).toHaveLength(0);
+    } finally {
+      for (const socket of accepted) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
 
