@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-import { processOutput } from './output';
+import { processOutput, quietOnClosedPipes } from './output';
 import { run } from './run';
 
+quietOnClosedPipes();
 run(process.argv.slice(2), processOutput).then((code) => {
   process.exitCode = code;
 });

@@ -14,9 +14,34 @@ async function readProcessStdin(): Promise<Uint8Array> {
   return Buffer.concat(chunks);
 }
 
+/** Standard streams whose reader has gone (EPIPE): nothing more is written to them. */
+const closedPipes = new Set<NodeJS.WriteStream>();
+
+function writeLine(stream: NodeJS.WriteStream, text: string): void {
+  if (!closedPipes.has(stream)) stream.write(text.endsWith('\n') ? text : `${text}\n`);
+}
+
+/**
+ * A reader that stops early (`| head`, a pager that quits) closes the pipe, and the next write
+ * fails with EPIPE; unheard, that error ends the process with a stack trace. git and grep stop
+ * quietly there (killed by SIGPIPE, which Node ignores), and so does this: no message, nothing
+ * more written to that stream, and the exit status the command itself returns. Not 141: a
+ * `set -o pipefail` script that reads the head of a valid plan has nothing to fail on. Not
+ * always 0 either: a check that failed (validate --strict, diff with new errors) still exits 1,
+ * however little of its output was read. Any other write error stays an error.
+ */
+export function quietOnClosedPipes(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on('error', (error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EPIPE') throw error;
+      closedPipes.add(stream);
+    });
+  }
+}
+
 export const processOutput: Output = {
-  out: (text) => process.stdout.write(text.endsWith('\n') ? text : `${text}\n`),
-  err: (text) => process.stderr.write(text.endsWith('\n') ? text : `${text}\n`),
+  out: (text) => writeLine(process.stdout, text),
+  err: (text) => writeLine(process.stderr, text),
   stdin: readProcessStdin,
 };
 
