@@ -1,4 +1,5 @@
 import { policyJsonSchema } from '../../policy';
+import { parseCommandArgs, UsageError } from '../args';
 import { EXIT, type Output } from '../output';
 import { packageVersion } from '../package-version';
 
@@ -11,7 +12,12 @@ export function schemaUrl(version: string): string {
   return `https://cdn.jsdelivr.net/npm/retry-topology@${version}/schema/retry-policy.schema.json`;
 }
 
-export async function schemaCommand(_args: string[], output: Output): Promise<number> {
+export async function schemaCommand(args: string[], output: Output): Promise<number> {
+  // Parsed like every command's, so an unknown option or a stray word is refused the same way
+  // (exit 2) instead of being ignored by a command that reads nothing from its arguments.
+  const { positionals } = parseCommandArgs(args, {});
+  if (positionals.length > 0)
+    throw new UsageError(`schema takes no argument, got ${JSON.stringify(positionals[0])}`);
   const schema = { ...policyJsonSchema(), $id: schemaUrl(packageVersion()) };
   output.out(JSON.stringify(schema, null, 2));
   return EXIT.ok;

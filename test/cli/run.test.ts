@@ -136,6 +136,23 @@ describe('the command line itself', () => {
     expect(result.err.split('\n')[1]).toBe('');
   });
 
+  it('schema refuses an unknown option with exit 2 and the message every command gives', async () => {
+    const schema = await cli('schema', '--no-such-option');
+    const plan = await cli('plan', 'policies/billing.yaml', '--no-such-option');
+    expect(schema.code).toBe(2);
+    expect(schema.out).toBe('');
+    expect(schema.err.split('\n')[0]).toBe(plan.err.split('\n')[0]);
+    expect(schema.err).toContain('retry-topology schema');
+  });
+
+  it('schema refuses an extra argument with exit 2, naming it', async () => {
+    const result = await cli('schema', 'extra-arg');
+    expect(result.code).toBe(2);
+    expect(result.out).toBe('');
+    expect(result.err.split('\n')[0]).toBe('✖ schema takes no argument, got "extra-arg"');
+    expect(result.err).toContain('retry-topology schema');
+  });
+
   it('prints the JSON Schema', async () => {
     const result = await cli('schema');
     expect(JSON.parse(result.out).$schema).toContain('draft-07');
