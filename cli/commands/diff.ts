@@ -4,7 +4,7 @@ import { compareSides } from '../diff/compare';
 import { GitSourceError } from '../diff/git';
 import { DEFAULT_MAX_CHARS, diffMarkdown } from '../diff/markdown';
 import { loadSide, type Side } from '../diff/sources';
-import { EXIT, type Output } from '../output';
+import { EXIT, type Output, printIssues } from '../output';
 
 export const DIFF_USAGE = `retry-topology diff <old> <new> [--full-report <file>] [--max-chars N]
 
@@ -17,7 +17,8 @@ export const DIFF_USAGE = `retry-topology diff <old> <new> [--full-report <file>
   as markup. The comment stays under --max-chars (default 60000; GitHub's limit is 65536): a
   table of every changed policy first, then folded details and findings as they fit, and one
   line counting what was left out. --full-report writes the whole diff, uncut, to a file.
-  Exits 1 when <new> has errors that <old> did not.`;
+  Exits 1 when <new> has errors that <old> did not, and when a side cannot be read (a missing
+  file or directory: not an empty side).`;
 
 export async function diffCommand(args: string[], output: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
@@ -46,6 +47,19 @@ export async function diffCommand(args: string[], output: Output): Promise<numbe
       return EXIT.usage;
     }
     throw error;
+  }
+  // A side that cannot be read is not an empty side: compared as one, every policy would show as
+  // added (or removed) and safe, and the diff would pass. Exit 1, as validate and plan do for a
+  // file they cannot read, with the loader's coded finding, and no comment to post.
+  const unreadable = sides.filter((side) => side.issues.some((found) => found.code === 'file-unreadable'));
+  if (unreadable.length > 0) {
+    printIssues(
+      output,
+      unreadable.flatMap((side) => side.issues.filter((found) => found.code === 'file-unreadable')),
+    );
+    const specs = [...new Set(unreadable.map((side) => side.spec))];
+    output.err(`✖ cannot diff: ${specs.join(' and ')} cannot be read`);
+    return EXIT.invalid;
   }
   const comparison = compareSides(...sides);
   if (fullReport !== undefined) {

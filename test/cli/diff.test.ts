@@ -160,6 +160,24 @@ describe('retry-topology diff', () => {
     );
   });
 
+  it.each([
+    ['old', (missing: string) => [missing, 'policies/billing.yaml']],
+    ['new', (missing: string) => ['policies/billing.yaml', missing]],
+    ['both', (missing: string) => [missing, missing.replace('gone', 'also-gone')]],
+  ])('a missing %s side is a coded error, exit 1, and no comment', async (_side, sides) => {
+    const missing = join(mkdtempSync(join(tmpdir(), 'rt-diff-')), 'gone', 'billing.yaml');
+    const argv = sides(missing);
+    const result = await cli('diff', ...argv);
+    expect(result.code).toBe(1);
+    expect(result.out).toBe('');
+    for (const path of argv.filter((each) => each !== 'policies/billing.yaml'))
+      expect(result.err).toContain(
+        `${path} (document): cannot read the file (ENOENT) [error file-unreadable]`,
+      );
+    expect(result.err).toMatch(/✖ cannot diff: .* cannot be read$/);
+    expect(result.err).not.toMatch(/\n\s+at /);
+  });
+
   it('prints the usage for a wrong number of sides', async () => {
     const result = await cli('diff', 'policies');
     expect(result.code).toBe(2);
