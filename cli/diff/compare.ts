@@ -34,6 +34,11 @@ export interface Comparison {
   findings: FindingChange[];
   /** Findings present on both sides. */
   unchangedFindings: number;
+  /**
+   * Findings of the old side that the new side could not check again, its file having errors
+   * before any policy was read: not resolved, and not known to be unchanged.
+   */
+  uncheckedFindings: number;
   /** Errors in the new side that the old side did not have: the diff fails on these. */
   newErrors: number;
 }
@@ -59,13 +64,17 @@ function planOf(policy: Parameters<typeof derivePlan>[0]): { plan?: RetryPlan } 
   }
 }
 
-/** Files that have errors but produced no policy: their policies may be hiding there. */
-function brokenFiles(side: Side): Set<string> {
-  return new Set(
-    side.issues
-      .filter((found) => found.severity === 'error' && !found.policy)
-      .map((found) => fileKey(found.file)),
-  );
+/**
+ * Files that have errors but produced no policy: their policies may be hiding there. By the name
+ * both sides share (fileKey), to the file's own path on this side.
+ */
+function brokenFiles(side: Side): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const found of side.issues) {
+    const key = fileKey(found.file);
+    if (found.severity === 'error' && !found.policy && found.file && !out.has(key)) out.set(key, found.file);
+  }
+  return out;
 }
 
 const planText = (state: PolicyState | undefined) =>
@@ -95,30 +104,43 @@ export function compareSides(old: Side, next: Side): Comparison {
   const brokenAfter = brokenFiles(next);
   const brokenBefore = brokenFiles(old);
   const names = [...new Set([...before.keys(), ...after.keys()])].sort();
+  // Policies of the old side whose file the new side could not read past its errors.
+  const unread = new Set<string>();
   const pairs = names.map((name) => {
     const was = before.get(name);
     const now = after.get(name);
-    // Gone from a file that now fails to parse: broken, not removed.
-    if (was && !now && brokenAfter.has(fileKey(was.file))) return pair(name, was, { file: was.file });
-    if (!was && now && brokenBefore.has(fileKey(now.file))) return pair(name, { file: now.file }, now);
+    // Gone from a file that now fails to parse: broken, not removed. Each side names its own file.
+    const brokenNow = was && !now ? brokenAfter.get(fileKey(was.file)) : undefined;
+    if (was && brokenNow) {
+      unread.add(name);
+      return pair(name, was, { file: brokenNow });
+    }
+    const brokenThen = !was && now ? brokenBefore.get(fileKey(now.file)) : undefined;
+    if (now && brokenThen) return pair(name, { file: brokenThen }, now);
     return pair(name, was, now);
   });
 
   const oldKeys = new Set(old.issues.map(findingKey));
   const newKeys = new Set(next.issues.map(findingKey));
   const owner = (found: Issue) => found.policy ?? fileKey(found.file);
+  // A finding is resolved only where the new side was checked: a file that stops at an error
+  // hides the rest of its findings, it does not fix them.
+  const unchecked = (found: Issue) =>
+    found.policy ? unread.has(found.policy) : brokenAfter.has(fileKey(found.file));
+  const gone = old.issues.filter((found) => !newKeys.has(findingKey(found)));
   const findings: FindingChange[] = [
     ...next.issues
       .filter((found) => !oldKeys.has(findingKey(found)))
       .map((found) => ({ kind: 'new' as const, found, owner: owner(found) })),
-    ...old.issues
-      .filter((found) => !newKeys.has(findingKey(found)))
+    ...gone
+      .filter((found) => !unchecked(found))
       .map((found) => ({ kind: 'resolved' as const, found, owner: owner(found) })),
   ];
   return {
     pairs,
     findings,
     unchangedFindings: next.issues.filter((found) => oldKeys.has(findingKey(found))).length,
+    uncheckedFindings: gone.filter(unchecked).length,
     newErrors: findings.filter((change) => change.kind === 'new' && change.found.severity === 'error').length,
   };
 }

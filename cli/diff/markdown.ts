@@ -189,6 +189,11 @@ export function diffMarkdown(
   }
   if (comparison.unchangedFindings && (added.length || resolved.length))
     add([`_${plural(comparison.unchangedFindings, 'finding')} unchanged._`, '']);
+  if (comparison.uncheckedFindings)
+    add([
+      `_${plural(comparison.uncheckedFindings, 'finding')} of the old side not checked again: the new side has errors there._`,
+      '',
+    ]);
 
   const missing = [
     sections.length - tableRows ? plural(sections.length - tableRows, 'policy row', 'policy rows') : '',

@@ -143,6 +143,25 @@ describe('retry-topology diff', () => {
     expect((await cli('diff', broken, broken)).code).toBe(0);
   });
 
+  it('names the file that broke, on either side, and an errored new side resolves nothing', async () => {
+    const broken = tempPolicy(BILLING.replace('initial: 1s', 'initial: fast'), 'billing.yaml');
+    const result = await cli('diff', 'policies/billing.yaml', broken);
+    expect(result.code).toBe(1);
+    expect(result.out).toContain(`After: (no plan: errors) in \`${broken}\``);
+    expect(result.out).toMatch(/New:\n\n- ✖ `billing.yaml`: `.*\[error invalid-duration\]`/);
+    // The new file was never checked past its error: the old warning is not gone, only unseen.
+    expect(result.out).not.toContain('Resolved:');
+    expect(result.out).not.toContain('no-jitter');
+    expect(result.out).toContain(
+      '_1 finding of the old side not checked again: the new side has errors there._',
+    );
+    // The way back: the old side is the broken one, and the fix resolves its error.
+    const back = await cli('diff', broken, 'policies/billing.yaml');
+    expect(back.code).toBe(0);
+    expect(back.out).toContain(`Before: (no plan: errors) in \`${broken}\``);
+    expect(back.out).toMatch(/Resolved:\n\n- ✖ `billing.yaml`: `.*\[error invalid-duration\]`/);
+  });
+
   it('reports added and removed policies between directories', async () => {
     const refunds = BILLING.replace('name: billing.order-placed', 'name: billing.refunds').replace(
       '      queue: billing.order-placed',
