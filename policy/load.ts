@@ -37,6 +37,7 @@ export interface PolicyFile {
    * Found by a directory or glob search rather than named: a YAML document that is not a retry
    * policy (no `kind: RetryPolicy`, no `apiVersion: retry-topology/…`) is skipped with a note
    * instead of failing, so a Pulumi.yaml or a Kubernetes manifest beside the policies is fine.
+   * Named, such a document is one `no-policy` error.
    */
   found?: boolean;
 }
@@ -56,7 +57,12 @@ export function checkDocument(input: unknown, written?: SourceText): { policy?: 
   return { policy, issues: checkRules(policy) };
 }
 
-/** A document that means to be a retry policy, rightly or wrongly written. */
+/**
+ * A document that means to be a retry policy, rightly or wrongly written: its kind is
+ * RetryPolicy or its apiVersion is retry-topology/…, fields no other tool's YAML carries. It gets
+ * every finding. Anything else (neither field, another tool's kind and apiVersion, a list, a
+ * scalar) is not a policy at all.
+ */
 function claimsPolicy(input: unknown): boolean {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) return false;
   const { kind, apiVersion } = input as Record<string, unknown>;
@@ -74,6 +80,24 @@ function skipped(file: string, line: number, what: string): Issue {
       'not-a-policy',
       [],
       `skipped: ${what}, not a retry policy (no kind: RetryPolicy, no apiVersion: ${API_VERSION})`,
+    ),
+    file,
+    line,
+    column: 1,
+  };
+}
+
+/**
+ * A named file's document that does not claim to be a policy: one finding, not the schema's
+ * list of every key it lacks and every key it has, which would read as a badly broken policy
+ * when the command was simply pointed at the wrong file (a Pulumi.yaml, a stack file).
+ */
+function notPolicy(file: string, line: number, what: string): Issue {
+  return {
+    ...issue(
+      'no-policy',
+      [],
+      `${what} is not a retry policy (no kind: RetryPolicy, no apiVersion: ${API_VERSION}): name policy files only, or add those two lines if it is one`,
     ),
     file,
     line,
@@ -112,8 +136,12 @@ interface SourceDocument {
 /** Schema and rules for one document, its findings located in the file. */
 function addDocument(result: Parsed, document: SourceDocument, file: string, found: boolean, many: boolean) {
   const { value: input, line: start, locator } = document;
-  if (found && !claimsPolicy(input)) {
-    result.issues.push(skipped(file, start, many ? 'a YAML document' : 'a YAML file'));
+  if (!claimsPolicy(input)) {
+    result.issues.push(
+      found
+        ? skipped(file, start, many ? 'a YAML document' : 'a YAML file')
+        : notPolicy(file, start, many ? 'this YAML document' : 'this YAML file'),
+    );
     return;
   }
   const checked = checkDocument(input, (path) => locator(path)?.source);

@@ -68,6 +68,17 @@ export async function loadPlan(
     plans = plansFromJson(input, text);
   } else {
     const loaded = loadPolicyText(text, input);
+    const errors = loaded.issues.filter((found) => found.severity === 'error');
+    // Neither a plan nor a policy (a Pulumi.yaml, an empty file): the wrong file, not a policy to fix.
+    if (
+      loaded.policies.length === 0 &&
+      errors.length > 0 &&
+      errors.every((found) => found.code === 'no-policy')
+    )
+      throw new DeadLetterError(
+        'invalid-plan',
+        `${input} is not a retry policy or a retry-topology plan: give a policy file or \`retry-topology plan <file> --format json\``,
+      );
     if (hasErrors(loaded.issues)) {
       printIssues(output, loaded.issues);
       return undefined;

@@ -91,6 +91,15 @@ describe('dead-letters: bad input gets a coded error and changes nothing', () =>
     expect(broken.err).toContain('p.yaml');
   });
 
+  it('a YAML file that is neither a policy nor a plan: invalid-plan, one line, like a JSON one', async () => {
+    const pulumi = tempFile('Pulumi.yaml', 'name: shop\nruntime: nodejs\ndescription: the shop\n');
+    const result = await run(['list', pulumi, '--target', 'kafka']);
+    expectCoded(result, 'invalid-plan', 2);
+    expect(result.err.trim().split('\n')).toEqual([
+      expect.stringContaining('Pulumi.yaml is not a retry policy or a retry-topology plan'),
+    ]);
+  });
+
   it('filters and options it cannot read', async () => {
     const base = ['replay', 'policies/billing.yaml', '--target', 'rabbitmq', '--url', 'amqp://127.0.0.1:1'];
     expectCoded(await run([...base, '--reason', 'sad']), 'invalid-filter', 2);

@@ -110,10 +110,32 @@ describe('what is not a policy, and what is named twice (item 2)', { timeout: SL
     expect(result.err).toContain('[error invalid-value]');
   });
 
-  it('a file named on the command line is always checked as a policy', async () => {
-    const result = await cli('validate', tempPolicy('name: shop\nruntime: nodejs\n', 'Pulumi.yaml'));
+  it('a named file that is not a policy fails with one line saying so, not a schema error per key', async () => {
+    const pulumi = tempPolicy('name: shop\nruntime: nodejs\ndescription: the shop\n', 'Pulumi.yaml');
+    for (const argv of [
+      ['validate', pulumi],
+      ['plan', pulumi],
+    ]) {
+      const result = await cli(...argv);
+      expect(result.code, argv[0]).toBe(1);
+      const findings = result.err.split('\n').filter((line) => /\[(error|warning|note) /.test(line));
+      expect(findings, argv[0]).toEqual([
+        expect.stringMatching(
+          /^✖ .*Pulumi\.yaml:1:1 \(document\): this YAML file is not a retry policy \(no kind: RetryPolicy, no apiVersion: retry-topology\/v1\).*\[error no-policy\]$/,
+        ),
+      ]);
+    }
+    const diff = await cli('diff', 'policies/billing.yaml', pulumi);
+    expect(diff.code).toBe(1);
+    expect(diff.out.match(/\[error [a-z-]+\]/g)).toEqual(['[error no-policy]']);
+  });
+
+  it('a named file whose kind or apiVersion is ours is a policy with errors: every finding', async () => {
+    const result = await cli('validate', tempPolicy('kind: RetryPolicy\nname: shop\n', 'broken.yaml'));
     expect(result.code).toBe(1);
     expect(result.err).toContain('[error required]');
+    expect(result.err).toContain('unknown key "name"');
+    expect(result.err).not.toContain('no-policy');
   });
 });
 

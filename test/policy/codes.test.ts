@@ -296,6 +296,57 @@ describe('file-level codes', () => {
     ]);
   });
 
+  it('no-policy: a named YAML document that is not a policy is one finding, not one per key', async () => {
+    const { issues, policies } = await loadPolicyFiles([
+      { file: 'Pulumi.yaml', content: 'name: shop\nruntime: nodejs\ndescription: the shop\n' },
+      { file: 'deployment.yaml', content: 'apiVersion: apps/v1\nkind: Deployment\nmetadata: { name: x }\n' },
+      { file: 'list.yaml', content: '- a\n- b\n' },
+    ]);
+    expect(policies).toEqual([]);
+    expect(
+      issues.map(({ code, severity, file, line, column, path }) => ({
+        code,
+        severity,
+        file,
+        line,
+        column,
+        path,
+      })),
+    ).toEqual(
+      ['Pulumi.yaml', 'deployment.yaml', 'list.yaml'].map((file) => ({
+        code: 'no-policy',
+        severity: 'error',
+        file,
+        line: 1,
+        column: 1,
+        path: [],
+      })),
+    );
+  });
+
+  it('no-policy: in a file of several documents, the one that is not a policy, at its line', () => {
+    const text = `${readFileSync('policies/billing.yaml', 'utf8')}---\nname: shop\nruntime: nodejs\n`;
+    const { issues, policies } = loadPolicyText(text, 'two.yaml');
+    expect(policies).toHaveLength(1);
+    const line = text.split('\n').indexOf('name: shop') + 1;
+    expect(issues.filter((each) => each.severity === 'error')).toMatchObject([
+      {
+        code: 'no-policy',
+        line,
+        message: expect.stringContaining('this YAML document is not a retry policy'),
+      },
+    ]);
+  });
+
+  it('a document whose kind or apiVersion is ours is a policy, however broken: every finding', () => {
+    for (const head of ['kind: RetryPolicy\n', 'apiVersion: retry-topology/v2\n']) {
+      const codes = loadPolicyText(`${head}name: shop\n`, 'x.yaml').issues.map((each) => each.code);
+      expect(codes).toContain('required');
+      expect(codes).toContain('unknown-key');
+      expect(codes).not.toContain('no-policy');
+    }
+  });
+
   it('file-unreadable: a missing file', async () => {
     const { issues } = await loadPolicyFiles(['does/not/exist.yaml']);
     expect(issues).toMatchObject([{ code: 'file-unreadable', file: 'does/not/exist.yaml' }]);
