@@ -28,7 +28,8 @@ import type { Position } from './position';
  * - tags, directives (`%YAML 1.1`, `%TAG`) and the document end marker `...`; an anchor on a
  *   key, an alias inside an anchored node, more than 50 aliases in a document (alias bombs);
  * - a document that is not a mapping (an empty document, a lone scalar or list);
- * - a key that is not text: `null:` is the key "" to `yaml` and "null" to js-yaml;
+ * - a plain key that YAML would read as a number, a boolean or null: `yaml` keeps every key as
+ *   written (its stringKeys option), js-yaml reads `1.50:` as the key "1.5";
  * - a plain scalar js-yaml keeps as text that could be read as a number: `1e400` is Infinity to
  *   `yaml` and the text "1e400" to js-yaml;
  * - an empty value, and a block scalar (`|`, `>`) anywhere but right after its key's colon: there

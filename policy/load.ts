@@ -1,6 +1,6 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Document, LineCounter } from 'yaml';
+import type { Document, LineCounter, YAMLError } from 'yaml';
 import { crossPolicyIssues, type Locator } from './cross-policy';
 import { decodePolicyBytes } from './decode';
 import { readFast } from './fast-yaml';
@@ -172,11 +172,25 @@ function noPolicy(result: Parsed, file: string, documents: number): void {
   }
 }
 
+/** The first line of a YAML error, in this tool's words where the library's name its options. */
+function yamlMessage(error: YAMLError): string {
+  if (error.code === 'NON_STRING_KEY') return 'a key must be text, not a list, a mapping or a tagged value';
+  return error.message.split('\n')[0] ?? 'invalid YAML';
+}
+
 /** The `yaml` library's reading: every YAML error with its position, aliases, tags, YAML 1.1. */
 function parsePrecise(text: string, file: string, found: boolean): Parsed {
   const { LineCounter, parseAllDocuments } = yamlLibrary();
   const lines = new LineCounter();
-  const documents = parseAllDocuments(text, { lineCounter: lines, prettyErrors: false, uniqueKeys: true });
+  // stringKeys: every key is the text it is written as. Read as YAML values, `123:` and `true:`
+  // became keys no node matches, so findings fell back to the parent's line, and `null:` became
+  // the key "".
+  const documents = parseAllDocuments(text, {
+    lineCounter: lines,
+    prettyErrors: false,
+    uniqueKeys: true,
+    stringKeys: true,
+  });
   const result: Parsed = { policies: [], issues: [], locators: new Map() };
   const list = Array.isArray(documents) ? documents : [];
   let yamlErrors = 0;
@@ -192,7 +206,7 @@ function parsePrecise(text: string, file: string, found: boolean): Parsed {
         if (yamlErrors > MAX_YAML_ERRORS) continue;
         const at = lines.linePos(error.pos[0]);
         result.issues.push({
-          ...issue('yaml-syntax', [], error.message.split('\n')[0] ?? 'invalid YAML'),
+          ...issue('yaml-syntax', [], yamlMessage(error)),
           file,
           line: at.line,
           column: at.col,

@@ -39,7 +39,12 @@ function differences(text: string): { fast: boolean; problems: string[] } {
   if (!documents) return { fast: false, problems: [] };
   const problems: string[] = [];
   const lines = new LineCounter();
-  const reference = parseAllDocuments(text, { lineCounter: lines, uniqueKeys: true, prettyErrors: false });
+  const reference = parseAllDocuments(text, {
+    lineCounter: lines,
+    uniqueKeys: true,
+    stringKeys: true,
+    prettyErrors: false,
+  });
   const list = Array.isArray(reference) ? reference : [];
   if (list.length !== documents.length)
     problems.push(`documents: yaml ${list.length}, fast ${documents.length}`);
@@ -379,6 +384,20 @@ describe('the fast YAML reader agrees with the yaml library', () => {
     for (const text of ['&:{a: b,\n c: d}', '&a:{a: b}', 'a: &x[1]', 'a: [&x,1]'])
       expect(same(text), JSON.stringify(text)).toBe(false);
     expect(same('a: &x {b: 1}\nc: *x\n')).toBe(true);
+  });
+
+  it('leaves a plain key YAML would read as a number, a boolean or null to the yaml library: the same finding as the key quoted', () => {
+    for (const key of ['123', '1.5', '1.50', 'true', 'null', '~', '0x1F', '1e3']) {
+      const plain = BILLING.replace('  consumer: billing\n', `  consumer: billing\n  ${key}: x\n`);
+      const quoted = BILLING.replace('  consumer: billing\n', `  consumer: billing\n  "${key}": x\n`);
+      expect(readFast(plain), key).toBeUndefined();
+      expect(same(quoted), key).toBe(true);
+      const [fromPlain, fromQuoted] = [plain, quoted].map((text) =>
+        parseText(text, 'p.yaml', false).issues.filter((each) => each.code === 'unknown-key'),
+      );
+      expect(fromPlain, key).toEqual(fromQuoted);
+      expect(fromPlain, key).toMatchObject([{ path: ['spec', key], line: 14, column: 3 }]);
+    }
   });
 
   it('agrees on lines put together from YAML pieces', () => {

@@ -40,6 +40,57 @@ describe('positions in policy files', () => {
     expect(found?.message).toContain('did you mean "jitter"');
   });
 
+  it('points a key YAML would read as a number, a boolean or null at the key itself, as written', () => {
+    const text = BILLING.replace('  consumer: billing\n', '  consumer: billing\n  123: x\n  null: x\n')
+      .replace('      partitions: 3\n', '      partitions: 3\n      1.5: x\n      true: x\n')
+      .replace('      entity: subscription\n', '      entity: subscription\n      0x1F: x\n');
+    const unknown = loadPolicyText(text, 'b.yaml')
+      .issues.filter((each) => each.code === 'unknown-key')
+      .sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+    const at = (needle: string) => ({
+      line: lineOf(text, needle),
+      column: needle.indexOf(needle.trim()) + 1,
+    });
+    expect(unknown.map(({ path, line, column, message }) => ({ path, line, column, message }))).toEqual([
+      { path: ['spec', '123'], ...at('  123: x'), message: expect.stringMatching(/^unknown key "123" /) },
+      { path: ['spec', 'null'], ...at('  null: x'), message: expect.stringMatching(/^unknown key "null" /) },
+      {
+        path: ['spec', 'targets', 'kafka', '1.5'],
+        ...at('      1.5: x'),
+        message: expect.stringMatching(/^unknown key "1.5" /),
+      },
+      {
+        path: ['spec', 'targets', 'kafka', 'true'],
+        ...at('      true: x'),
+        message: expect.stringMatching(/^unknown key "true" /),
+      },
+      {
+        path: ['spec', 'targets', 'serviceBus', '0x1F'],
+        ...at('      0x1F: x'),
+        message: expect.stringMatching(/^unknown key "0x1F" /),
+      },
+    ]);
+  });
+
+  it('reads a key the way it is written: 1 and "1" are the same key, and a duplicate', () => {
+    const text = BILLING.replace('  consumer: billing\n', '  consumer: billing\n  1: x\n  "1": y\n');
+    expect(loadPolicyText(text, 'b.yaml').issues).toMatchObject([
+      { code: 'yaml-syntax', line: lineOf(text, '"1": y'), message: expect.stringContaining('unique') },
+    ]);
+  });
+
+  it('a key that is a list or a mapping is a YAML error in plain words, at the key', () => {
+    const text = BILLING.replace('  consumer: billing\n', '  consumer: billing\n  ? [a, b]\n  : x\n');
+    expect(loadPolicyText(text, 'b.yaml').issues).toMatchObject([
+      {
+        code: 'yaml-syntax',
+        line: lineOf(text, '? [a, b]'),
+        column: 5,
+        message: 'a key must be text, not a list, a mapping or a tagged value',
+      },
+    ]);
+  });
+
   it('reports every problem at once', () => {
     const text = BILLING.replace('initial: 1s', 'initial: fast')
       .replace('  jitter: none', '  jiter: none')
