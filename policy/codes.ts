@@ -11,6 +11,7 @@ export const ISSUE_CODES = {
   'file-too-large': 'error',
   'invalid-encoding': 'error',
   'yaml-syntax': 'error',
+  'unsupported-tag': 'error',
   'no-policy': 'error',
   required: 'error',
   'unknown-key': 'error',

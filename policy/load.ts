@@ -13,6 +13,7 @@ import { PolicySchema } from './schema';
 import { schemaIssues } from './schema-issues';
 import type { Policy } from './types';
 import { yamlLibrary } from './yaml-library';
+import { unsupportedTags } from './yaml-tags';
 
 export interface LoadedPolicy {
   policy: Policy;
@@ -131,6 +132,8 @@ interface SourceDocument {
   /** Line of the document's first node. */
   line: number;
   locator: Locator;
+  /** Findings in how the document is written (its YAML tags), reported if it is a policy. */
+  written?: Issue[];
 }
 
 /** Schema and rules for one document, its findings located in the file. */
@@ -145,7 +148,7 @@ function addDocument(result: Parsed, document: SourceDocument, file: string, fou
     return;
   }
   const checked = checkDocument(input, (path) => locator(path)?.source);
-  for (const finding of checked.issues) {
+  for (const finding of [...(document.written ?? []), ...checked.issues]) {
     const position = locator(finding.path, finding.code === 'unknown-key' ? 'key' : 'value');
     result.issues.push({
       ...finding,
@@ -229,7 +232,13 @@ function parsePrecise(text: string, file: string, found: boolean): Parsed {
       continue;
     }
     const locator: Locator = (path, at = 'value') => locate(document, lines, path, at);
-    addDocument(result, { value: input, line: start, locator }, file, found, list.length > 1);
+    addDocument(
+      result,
+      { value: input, line: start, locator, written: unsupportedTags(document) },
+      file,
+      found,
+      list.length > 1,
+    );
   }
   if (yamlErrors > MAX_YAML_ERRORS) {
     result.issues.push({

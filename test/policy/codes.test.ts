@@ -10,6 +10,7 @@ import {
   loadPolicyText,
   MAX_FILE_BYTES,
 } from '../../policy';
+import { readFast } from '../../policy/fast-yaml';
 import { refusedSettingIssues } from '../../policy/rules/rabbitmq-settings';
 import { changed, cleanPolicy, withChanges } from './fixtures';
 
@@ -248,10 +249,11 @@ const CASES: Case[] = [
   },
 ];
 
-/** Codes that belong to a file or a set of files rather than to one document. */
+/** Codes that belong to a file, its YAML text or a set of files rather than to one document. */
 const FILE_CODES: IssueCode[] = [
   'file-unreadable',
   'yaml-syntax',
+  'unsupported-tag',
   'no-policy',
   'duplicate-policy-name',
   'file-too-large',
@@ -288,6 +290,64 @@ describe('file-level codes', () => {
   it('yaml-syntax: a duplicated key', () => {
     const { issues } = loadPolicyText('kind: RetryPolicy\nkind: RetryPolicy\n', 'dup.yaml');
     expect(issues.map((each) => each.code)).toContain('yaml-syntax');
+  });
+
+  it('unsupported-tag: a tag the core schema lacks is an error at its value, not dropped', () => {
+    const billing = readFileSync('policies/billing.yaml', 'utf8');
+    const text = billing
+      .replace(
+        'description: Charge the customer for a placed order.',
+        'description: !!js/function "function () {}"',
+      )
+      .replace('consumer: billing', 'consumer: !local x')
+      .replace('owner: team-billing', 'owner: !!timestamp 2026-01-01');
+    const lines = text.split('\n');
+    /** Where `value` is on the line holding `line`. */
+    const at = (line: string, value: string) => {
+      const index = lines.findIndex((each) => each.includes(line));
+      return { line: index + 1, column: (lines[index] ?? '').indexOf(value) + 1 };
+    };
+    const { issues } = loadPolicyText(text, 'tags.yaml');
+    expect(issues.filter((each) => each.code === 'unsupported-tag')).toEqual([
+      {
+        code: 'unsupported-tag',
+        severity: 'error',
+        path: ['metadata', 'description'],
+        message: expect.stringMatching(/^the YAML tag !!js\/function is not supported /),
+        file: 'tags.yaml',
+        ...at('description: !!js/function', '"function () {}"'),
+      },
+      expect.objectContaining({
+        path: ['metadata', 'owner'],
+        message: expect.stringContaining('!!timestamp'),
+        ...at('owner: !!timestamp', '2026-01-01'),
+      }),
+      expect.objectContaining({
+        path: ['spec', 'consumer'],
+        message: expect.stringContaining('!local'),
+        ...at('consumer: !local x', 'x'),
+      }),
+    ]);
+    // The fast reader leaves every tag to the yaml library, so this is the only reading of them.
+    expect(readFast(text)).toBeUndefined();
+  });
+
+  it("unsupported-tag: the core schema's tags only say how to read a value, and are allowed", () => {
+    const billing = readFileSync('policies/billing.yaml', 'utf8');
+    const text = billing
+      .replace('maxAttempts: 4', 'maxAttempts: !!int "4"')
+      .replace('consumer: billing', 'consumer: !!str billing')
+      .replace('  idempotency:\n', '  idempotency: !!map\n');
+    const { issues, policies } = loadPolicyText(text, 'core.yaml');
+    expect(issues.filter((each) => each.severity === 'error')).toEqual([]);
+    expect(policies[0]?.policy).toMatchObject({ maxAttempts: 4, consumer: 'billing' });
+  });
+
+  it('unsupported-tag: a YAML file found beside the policies that is not one may use any tag', async () => {
+    const { issues } = await loadPolicyFiles([
+      { file: 'template.yaml', content: 'Resources:\n  Queue:\n    Name: !Ref QueueName\n', found: true },
+    ]);
+    expect(issues.map((each) => each.code)).toEqual(['not-a-policy']);
   });
 
   it('no-policy: an empty file', () => {
