@@ -237,7 +237,8 @@ const kafkaTarget = z.strictObject({
     .meta({
       description:
         'Acks the runtime asks for when it writes a retry or dead-letter copy: "all" (or -1) waits for ' +
-        'every in-sync replica; 1 only for the leader, so a copy acknowledged just before the leader fails can be lost.',
+        'every in-sync replica; 1 only for the leader, so a copy acknowledged just before the leader fails can be lost; ' +
+        '0 for nothing, so a copy the broker never wrote is lost without an error.',
     }),
   clusterSize: clusterSize('brokers in the Kafka cluster'),
   maxPollInterval: positiveDuration('max.poll.interval.ms, or KafkaJS rebalanceTimeout.').default('5m'),

@@ -170,7 +170,11 @@ function nodes(count: number): string {
 }
 
 function survives(replication: Replication): string {
-  return `a confirmed message is on ${replication.confirmedOn} and survives ${nodes(replication.survivesDown)} lost; writes go on with ${nodes(replication.writesWithDown)} down`;
+  const writes = `writes go on with ${nodes(replication.writesWithDown)} down`;
+  // Kafka acks 0: the producer waits for no acknowledgement, so nothing is ever confirmed.
+  if (replication.confirmedOn === 0)
+    return `no message is confirmed (the producer does not wait for the broker), so one can be lost with no node lost; ${writes}`;
+  return `a confirmed message is on ${replication.confirmedOn} and survives ${nodes(replication.survivesDown)} lost; ${writes}`;
 }
 
 /** One line: how the target's messages are replicated and what that survives. */

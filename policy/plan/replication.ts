@@ -28,7 +28,8 @@ export function quorumReplication(replicas: number): Replication {
  * A Kafka write with acks all is acknowledged once every in-sync replica has it, and refused when
  * fewer than min.insync.replicas are in sync. With acks 1 only the leader has it when it is
  * acknowledged: if the leader fails before a follower copies it, the record is gone (unclean
- * leader election stays off, the default since Kafka 0.11).
+ * leader election stays off, the default since Kafka 0.11). With acks 0 the producer waits for
+ * no acknowledgement: a record is confirmed on no replica (confirmedOn 0).
  */
 export function kafkaReplication(replicationFactor: number, minInSync: number, acks: KafkaAcks): Replication {
   if (acks !== -1) {

@@ -101,7 +101,9 @@ const kafka: Rule = ({ policy }) => {
         policy,
         'acks-below-all',
         at('acks'),
-        `acks ${target.acks}: a retry copy acknowledged by the leader alone is lost if the leader fails before a follower has it, and its original is already committed; use "all"`,
+        target.acks === 0
+          ? 'acks 0: the producer does not wait for any acknowledgement, so a retry copy the broker never wrote (a dropped connection, a leader change) is lost without an error, and its original is already committed; use "all"'
+          : `acks ${target.acks}: a retry copy acknowledged by the leader alone is lost if the leader fails before a follower has it, and its original is already committed; use "all"`,
       ),
     );
   }

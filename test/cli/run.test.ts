@@ -88,6 +88,21 @@ describe('retry-topology plan', () => {
     expect(result.out).toContain('dead letter → billing.order-placed.dlq');
   });
 
+  it('says a Kafka target with acks 0 confirms nothing, and with acks 1 on the leader alone', async () => {
+    const replication = async (acks: string) => {
+      const text = BILLING.replace(
+        '      replicationFactor: 1\n',
+        `      replicationFactor: 3\n      acks: ${acks}\n`,
+      );
+      const result = await cli('plan', tempPolicy(text), '--target', 'kafka');
+      return result.out.split('\n').find((line) => line.includes('replication: factor')) ?? '';
+    };
+    expect(await replication('0')).toMatch(
+      /acks 0: no message is confirmed \(the producer does not wait for the broker\), so one can be lost with no node lost; writes go on with 2 nodes down$/,
+    );
+    expect(await replication('1')).toMatch(/acks 1: a confirmed message is on 1 and survives 0 nodes lost/);
+  });
+
   it('prints Markdown', async () => {
     const result = await cli('plan', 'policies/billing.yaml', '--format', 'markdown');
     expect(result.out).toContain('| attempt | wait | window | via |');

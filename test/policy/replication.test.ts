@@ -168,6 +168,20 @@ describe('replication rules', () => {
     expect(checkDocument(withChanges([[[...T, 'kafka', 'acks'], 2]])).issues[0]?.code).toBe('invalid-value');
   });
 
+  it('acks 1 and acks 0 each say what they do: the leader alone acknowledges, or nothing does', () => {
+    const [one] = findings(withChanges([[[...T, 'kafka', 'acks'], 1]]), 'acks-below-all');
+    expect(one?.message).toMatch(/^acks 1: a retry copy acknowledged by the leader alone /);
+    const [zero] = findings(withChanges([[[...T, 'kafka', 'acks'], 0]]), 'acks-below-all');
+    expect(zero?.message).toMatch(/^acks 0: the producer does not wait for any acknowledgement/);
+    expect(zero?.message).not.toMatch(/leader alone|acknowledged by/);
+    expect(kafkaReplication(3, 2, 0)).toEqual({
+      replicas: 3,
+      confirmedOn: 0,
+      survivesDown: 0,
+      writesWithDown: 2,
+    });
+  });
+
   it('even quorum replica counts warn; odd ones do not', () => {
     const codes = (replicas: number) =>
       findings(withChanges([[[...T, 'rabbitmq', 'quorumReplicas'], replicas]]), 'quorum-replicas-even')
