@@ -21,13 +21,18 @@ export function applyAcknowledgements(policy: Policy, findings: readonly Issue[]
   policy.acknowledge.forEach((each, index) => {
     if (used.has(index)) return;
     const twice = policy.acknowledge.findIndex((other) => other.code === each.code) !== index;
+    // A warning code that fired as an error (acks-below-all on a policy marked for production):
+    // it does fire, and an acknowledgement accepts warnings only.
+    const asError = findings.some((found) => found.code === each.code && found.severity === 'error');
     out.push(
       issue(
         'acknowledgement-unused',
         ['spec', 'acknowledge', index, 'code'],
         twice
           ? `"${each.code}" is acknowledged twice; keep one`
-          : `"${each.code}" does not fire for this policy: remove the acknowledgement (the reason it gave no longer applies)`,
+          : asError
+            ? `"${each.code}" is an error on ${policy.environment === 'production' ? 'a policy marked for production' : 'this policy'}, and only warnings can be acknowledged: fix what it reports (the acknowledgement changes nothing here)`
+            : `"${each.code}" does not fire for this policy: remove the acknowledgement (the reason it gave no longer applies)`,
       ),
     );
   });

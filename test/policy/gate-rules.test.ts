@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { stringify } from 'yaml';
 import {
+  checkDocument,
   derivePlan,
   formatPath,
   type Issue,
@@ -326,6 +327,37 @@ describe('acknowledging a reviewed warning (item 8)', () => {
     const unused = issues.find((found) => found.code === 'acknowledgement-unused');
     expect(unused).toMatchObject({ severity: 'warning', path: ['spec', 'acknowledge', 0, 'code'] });
     expect(unused?.line).toBeGreaterThan(0);
+  });
+});
+
+describe('an acknowledgement of a warning that is an error on this policy', () => {
+  const acksOne = (environment: string | undefined) =>
+    checkDocument(
+      withChanges([
+        [['metadata', 'environment'], environment],
+        [['spec', 'targets', 'kafka', 'acks'], 1],
+        [['spec', 'acknowledge'], [{ code: 'acks-below-all', reason: 'the partner tolerates a lost copy' }]],
+      ]),
+    ).issues;
+
+  it('in production: the error stands, and the acknowledgement says errors cannot be acknowledged', () => {
+    const issues = acksOne('production');
+    expect(issues.find((found) => found.code === 'acks-below-all')).toMatchObject({ severity: 'error' });
+    const unused = issues.find((found) => found.code === 'acknowledgement-unused');
+    expect(unused).toMatchObject({ severity: 'warning', path: ['spec', 'acknowledge', 0, 'code'] });
+    expect(unused?.message).toBe(
+      '"acks-below-all" is an error on a policy marked for production, and only warnings can be acknowledged: fix what it reports (the acknowledgement changes nothing here)',
+    );
+    expect(unused?.message).not.toContain('does not fire');
+  });
+
+  it('elsewhere the same acknowledgement is used: the warning becomes a note', () => {
+    const issues = acksOne('staging');
+    expect(issues.find((found) => found.code === 'acks-below-all')).toMatchObject({
+      severity: 'note',
+      acknowledged: 'the partner tolerates a lost copy',
+    });
+    expect(issues.map((found) => found.code)).not.toContain('acknowledgement-unused');
   });
 });
 
