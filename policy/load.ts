@@ -286,6 +286,15 @@ export function loadPolicyText(
 }
 
 /**
+ * Sizes in exact bytes: rounded to a tenth of a MiB, a file one byte over the limit read "the file
+ * is 4.0 MiB; a policy file is at most 4 MiB".
+ */
+function tooLarge(what: 'file' | 'input', size: number): string {
+  const bytes = (count: number) => `${String(count).replace(/\B(?=(\d{3})+(?!\d))/g, ',')} bytes`;
+  return `the ${what} is ${bytes(size)}, over the ${bytes(MAX_FILE_BYTES)} (${MAX_FILE_BYTES / 1024 / 1024} MiB) a policy file may have`;
+}
+
+/**
  * The file's bytes, refused early when it is too large to be a policy file. Read synchronously:
  * policy files are small and in the page cache after a checkout, and a thousand synchronous
  * reads take tens of milliseconds where a thousand awaited ones spend most of a second going
@@ -297,17 +306,7 @@ function readBytes(file: string): Uint8Array | Issue {
     descriptor = openSync(file, 'r');
     const { size } = fstatSync(descriptor);
     if (size > MAX_FILE_BYTES) {
-      const megabytes = (size / 1024 / 1024).toFixed(1);
-      return {
-        ...issue(
-          'file-too-large',
-          [],
-          `the file is ${megabytes} MiB; a policy file is at most ${MAX_FILE_BYTES / 1024 / 1024} MiB`,
-        ),
-        file,
-        line: 1,
-        column: 1,
-      };
+      return { ...issue('file-too-large', [], tooLarge('file', size)), file, line: 1, column: 1 };
     }
     return readFileSync(descriptor);
   } catch (error) {
@@ -324,7 +323,7 @@ function parseFile(input: PolicyFile, bytes: Uint8Array | string | Issue): Parse
   if (typeof bytes !== 'string' && bytes.byteLength > MAX_FILE_BYTES)
     return empty([
       {
-        ...issue('file-too-large', [], `the input is over ${MAX_FILE_BYTES / 1024 / 1024} MiB`),
+        ...issue('file-too-large', [], tooLarge('input', bytes.byteLength)),
         file: input.file,
       },
     ]);

@@ -439,6 +439,31 @@ describe('file-level codes', () => {
     expect(issues).toMatchObject([{ code: 'file-too-large', file, line: 1, column: 1 }]);
   });
 
+  it('file-too-large: exactly 4 MiB is read; one byte more is refused, and the message shows it is larger', async () => {
+    const billing = readFileSync('policies/billing.yaml', 'utf8');
+    const comment = `# ${'x'.repeat(97)}\n`;
+    const room = MAX_FILE_BYTES - Buffer.byteLength(billing);
+    const padding = comment.repeat(Math.floor(room / comment.length));
+    const exact = `${billing}${padding}${'#'.padEnd(room - padding.length - 1, ' ')}\n`;
+    expect(Buffer.byteLength(exact)).toBe(MAX_FILE_BYTES);
+    const dir = mkdtempSync(join(tmpdir(), 'rt-codes-'));
+    const [atLimit, over] = [join(dir, 'exact.yaml'), join(dir, 'over.yaml')];
+    writeFileSync(atLimit, exact);
+    writeFileSync(over, `${exact}#`);
+    for (const input of [atLimit, { file: 'exact.yaml', content: Buffer.from(exact) }]) {
+      const read = await loadPolicyFiles([input]);
+      expect(read.issues.map((each) => each.code)).not.toContain('file-too-large');
+      expect(read.policies).toHaveLength(1);
+    }
+    for (const input of [over, { file: 'over.yaml', content: Buffer.from(`${exact}#`) }]) {
+      const { issues } = await loadPolicyFiles([input]);
+      expect(issues).toMatchObject([{ code: 'file-too-large' }]);
+      expect(issues[0]?.message).toMatch(
+        /^the (file|input) is 4,194,305 bytes, over the 4,194,304 bytes \(4 MiB\) a policy file may have$/,
+      );
+    }
+  });
+
   it('invalid-encoding: a Latin-1 byte, located', async () => {
     const bytes = Buffer.concat([
       Buffer.from('apiVersion: retry-topology/v1\nkind: Retry'),
