@@ -130,12 +130,8 @@ export function kafkaAclSpecs(
     )
       keys.set(`prefixed:topic:${acl.name}`, 'retry-topics');
   }
+  // One ACL per operation the plan lists, no more and no fewer: the plan is what reviewers read.
   const acls = plan.consumerAcls.flatMap((acl) => {
-    // Kafka grants Describe with Read, Write, Delete or Alter on the same resource (Kafka's
-    // authorization docs, "Operations and Resources on Protocols"; StandardAuthorizer in 4.x):
-    // a Describe ACL beside them allows nothing more, so it is left out.
-    const implied = acl.operations.some((operation) => operation === 'Read' || operation === 'Write');
-    const operations = acl.operations.filter((operation) => !(implied && operation === 'Describe'));
     const resourceKey = keys.get(`${acl.pattern}:${acl.resource}:${acl.name}`);
     if (!resourceKey) {
       throw new TopologyError(
@@ -145,7 +141,7 @@ export function kafkaAclSpecs(
           : `an ACL names ${acl.resource} "${acl.name}", which the plan lacks`,
       );
     }
-    return operations.map(
+    return acl.operations.map(
       (operation): KafkaAclChild => ({
         key: `${resourceKey}-acl-${operation.toLowerCase()}`,
         // The retry topics' ACLs stay as long as a kept retry topic may: with the retry levels.

@@ -65,8 +65,11 @@ export function planKafka(policy: Policy, target: KafkaTarget, delays: number[])
     producer: { acks: target.acks, idempotent: target.acks === -1 },
     ...(target.clusterSize === undefined ? {} : { clusterSize: target.clusterSize }),
     topics,
+    // Exactly the ACLs the component makes. No Describe: Kafka grants it with Read or Write on the
+    // same resource (its authorization docs; the StandardAuthorizer of 4.x), so a Describe ACL
+    // would allow nothing more, and a plan listing it would promise resources never made.
     consumerAcls: [
-      { resource: 'topic', name: target.topic, pattern: 'literal', operations: ['Read', 'Describe'] },
+      { resource: 'topic', name: target.topic, pattern: 'literal', operations: ['Read'] },
       // One pattern for every retry topic: a level added later is covered before any consumer
       // publishes to it, and a level removed (its topic kept on the broker with its records) stays
       // readable. Cross-policy validation refuses any other topic under the prefix.
@@ -76,11 +79,11 @@ export function planKafka(policy: Policy, target: KafkaTarget, delays: number[])
               resource: 'topic' as const,
               name: names.retryPrefix,
               pattern: 'prefixed' as const,
-              operations: ['Read', 'Write', 'Describe'] as Array<'Read' | 'Write' | 'Describe'>,
+              operations: ['Read', 'Write'] as Array<'Read' | 'Write'>,
             },
           ]
         : []),
-      { resource: 'topic', name: names.deadLetter, pattern: 'literal', operations: ['Write', 'Describe'] },
+      { resource: 'topic', name: names.deadLetter, pattern: 'literal', operations: ['Write'] },
       { resource: 'group', name: target.consumerGroup, pattern: 'literal', operations: ['Read'] },
       { resource: 'group', name: names.retryGroup, pattern: 'literal', operations: ['Read'] },
     ],

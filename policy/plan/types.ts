@@ -162,14 +162,16 @@ export interface KafkaPlan extends DeliveryRules {
   clusterSize?: number;
   topics: KafkaTopicSpec[];
   /**
-   * ACLs for the consumer principal. `prefixed`: every resource whose name starts with `name` (the
-   * retry topics, one pattern for all levels); `literal`: that name only.
+   * ACLs for the consumer principal, one per operation, exactly as the component makes them.
+   * `prefixed`: every resource whose name starts with `name` (the retry topics, one pattern for
+   * all levels); `literal`: that name only. Kafka grants Describe with Read and with Write on the
+   * same resource, so it is never listed.
    */
   consumerAcls: Array<{
     resource: 'topic' | 'group';
     name: string;
     pattern: 'literal' | 'prefixed';
-    operations: Array<'Read' | 'Write' | 'Describe'>;
+    operations: Array<'Read' | 'Write'>;
   }>;
 }
 

@@ -38,8 +38,8 @@ it('the mock received every resource: newResource calls by type are what billing
     [TYPES.user]: 1,
     [TYPES.permissions]: 1,
     [TYPES.topic]: 5,
-    // source Read + the retry topics' prefix × (Read, Write) + DLT Write + two groups × Read;
-    // Describe comes with Read and Write
+    // source Read + the retry topics' prefix × (Read, Write) + DLT Write + two groups × Read, as
+    // the plan lists them (Describe comes with Read and Write)
     [TYPES.acl]: 6,
     [TYPES.sbSubscription]: 1,
     [TYPES.sbQueue]: 1,
