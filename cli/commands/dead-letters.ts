@@ -125,7 +125,9 @@ export async function deadLettersCommand(
     if (!plan) return EXIT.invalid;
     requireDeadLetters(plan, args.target);
     checkBeforeConnecting(args, plan);
-    const opened = await environment.connectors[args.target](plan, args.connection);
+    const opened = await environment.connectors[args.target](plan, args.connection, (message) =>
+      output.err(`⚠ ${safeText(message)}`),
+    );
     if (environment.handleSignals) release = stopOnSignals(controller);
     try {
       const code = await runVerb(args, plan, opened.commands, output, environment, controller.signal);

@@ -9,7 +9,12 @@ export interface Opened {
   close(): Promise<void>;
 }
 
-export type Connector = (plan: RetryPlan, settings: ConnectionSettings) => Promise<Opened>;
+/** `warn` prints what went wrong without failing the command (Kafka: a group it could not delete). */
+export type Connector = (
+  plan: RetryPlan,
+  settings: ConnectionSettings,
+  warn?: (message: string) => void,
+) => Promise<Opened>;
 export type Connectors = Record<TargetName, Connector>;
 
 /** Broker clients are optional peers: load the one a command needs, or say how to get it. */
@@ -84,7 +89,7 @@ const rabbitmq: Connector = async (plan, settings) => {
   };
 };
 
-const kafka: Connector = async (plan, settings) => {
+const kafka: Connector = async (plan, settings, warn) => {
   if (!settings.brokers?.length)
     throw new DeadLetterError('invalid-option', 'Kafka needs --brokers or KAFKA_BROKERS');
   const kafkajs = load<typeof import('kafkajs')>('kafkajs');
@@ -113,6 +118,7 @@ const kafka: Connector = async (plan, settings) => {
       producer,
       consumer: (groupId) =>
         client.consumer({ groupId, maxWaitTimeInMs: 200, sessionTimeout: 10_000, heartbeatInterval: 1_000 }),
+      ...(warn ? { onWarning: warn } : {}),
     }),
     close: async () => {
       await Promise.allSettled([producer.disconnect(), admin.disconnect()]);

@@ -42,6 +42,7 @@ export class DeadLetterPass {
   private readonly pending = new Set<() => void>();
   private idleTimer: NodeJS.Timeout | undefined;
   private stopped = false;
+  private joining = false;
 
   constructor(
     private readonly input: {
@@ -75,6 +76,7 @@ export class DeadLetterPass {
       });
       consumer.on(events.GROUP_JOIN, () => this.armIdle());
     }
+    this.joining = true;
     await consumer.connect();
     await consumer.subscribe({ topics: [topic], ...(client === 'kafkajs' ? { fromBeginning: true } : {}) });
     await consumer.run({
@@ -85,6 +87,11 @@ export class DeadLetterPass {
     // Without join events (the Confluent client) the silence is counted from now, twice as long,
     // so a slow first join is not taken for the end.
     if (!events) this.armIdle(this.input.idleMs * 2);
+  }
+
+  /** Whether the consumer was asked to connect, so its group may exist (an empty topic reads nothing). */
+  get triedToJoin(): boolean {
+    return this.joining;
   }
 
   next(): Promise<PassItem | undefined> {

@@ -25,8 +25,8 @@ export interface KafkaDeadLetterAdmin {
       partitions: Array<{ partition: number; offset: string; metadata?: string | null }>;
     }>
   >;
-  /** Used, when there, to remove the throw-away group a read-only pass joins. */
-  deleteGroups?(groupIds: string[]): Promise<unknown>;
+  /** Removes the throw-away group each read-only pass joins, once the pass is over. */
+  deleteGroups(groupIds: string[]): Promise<unknown>;
 }
 
 export interface KafkaDeadLetterOptions {
@@ -43,9 +43,48 @@ export interface KafkaDeadLetterOptions {
   idleMs?: number;
   clock?: Clock;
   random?: Random;
+  /**
+   * Told what went wrong without failing the command: a throw-away group that could not be
+   * deleted. By default a process warning (RETRY_TOPOLOGY_KAFKA_GROUP_LEFT).
+   */
+  onWarning?: (message: string) => void;
 }
 
 const DEFAULT_IDLE_MS = 15_000;
+/** The broker's error code for a group id it does not know (GROUP_ID_NOT_FOUND). */
+const GROUP_ID_NOT_FOUND = 69;
+
+function processWarning(message: string): void {
+  process.emitWarning(message, { type: 'RetryTopologyWarning', code: 'RETRY_TOPOLOGY_KAFKA_GROUP_LEFT' });
+}
+
+interface GroupFailure {
+  groupId?: string;
+  errorCode?: number;
+  error?: { code?: number; type?: string; message?: string };
+}
+
+/** Both clients reject a delete with the groups that failed and each one's error. */
+function groupFailures(error: unknown): GroupFailure[] {
+  const groups = (error as { groups?: unknown } | undefined)?.groups;
+  return Array.isArray(groups) ? (groups as GroupFailure[]) : [];
+}
+
+/** A group the broker does not know is gone already (a pass that failed before it joined made none). */
+function alreadyGone(error: unknown): boolean {
+  const failures = groupFailures(error);
+  return (
+    failures.length > 0 &&
+    failures.every((each) => (each.errorCode ?? each.error?.code) === GROUP_ID_NOT_FOUND)
+  );
+}
+
+function reasonOf(error: unknown): string {
+  const named = groupFailures(error)
+    .map((each) => each.error?.message ?? each.error?.type ?? `error code ${each.errorCode}`)
+    .join('; ');
+  return named || ((error as Error | undefined)?.message ?? String(error));
+}
 
 /**
  * The dead-letter topic of a plan's Kafka target. Kafka keeps every record, so a replayed or
@@ -61,6 +100,7 @@ export function kafkaDeadLetters(plan: RetryPlan, options: KafkaDeadLetterOption
   const group = replayGroupOf(topic);
   const client = options.client ?? 'kafkajs';
   const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  const warn = options.onWarning ?? processWarning;
   const partitions = kafka.topics.find(
     (spec) => spec.name === kafka.sourceTopic || spec.role === 'dead-letter',
   )?.partitions;
@@ -82,14 +122,30 @@ export function kafkaDeadLetters(plan: RetryPlan, options: KafkaDeadLetterOption
     );
   }
 
+  /**
+   * Deletes a read-only pass's group once its consumer has left. A group left behind holds no
+   * offsets and changes no result, so a failed delete is worth a warning, not a failed command.
+   */
+  async function deleteGroup(groupId: string): Promise<void> {
+    try {
+      await options.admin.deleteGroups([groupId]);
+    } catch (error) {
+      if (alreadyGone(error)) return;
+      warn(
+        `the consumer group ${groupId}, which this command read the dead letters in, could not be deleted (${reasonOf(error)}); it holds no offsets: delete it with kafka-consumer-groups.sh --delete --group ${groupId}`,
+      );
+    }
+  }
+
   const broker: DeadLetterBroker = {
     locations: [topic],
     replayTo: kafka.sourceTopic,
     maxInFlight: 1,
     async *browse() {
       const progress = await progressByPartition();
+      const groupId = `${group}.browse.${randomUUID()}`;
       const pass = new DeadLetterPass({
-        consumer: options.consumer(`${group}.browse.${randomUUID()}`),
+        consumer: options.consumer(groupId),
         topic,
         client,
         ranges: await ends((_, low) => low),
@@ -108,7 +164,9 @@ export function kafkaDeadLetters(plan: RetryPlan, options: KafkaDeadLetterOption
           );
         }
       } finally {
+        // Also when the read failed or its caller stopped early: the group is of no use after.
         await pass.stop();
+        if (pass.triedToJoin) await deleteGroup(groupId);
       }
     },
     async doneCounts() {

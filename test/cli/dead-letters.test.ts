@@ -5,9 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { type DeadLetterEnvironment, deadLettersCommand } from '../../cli/commands/dead-letters';
 import { CONNECTORS, type Connectors } from '../../cli/dead-letters/connect';
-import { derivePlan, loadPolicyFiles } from '../../policy';
+import { derivePlan, type KafkaPlan, loadPolicyFiles } from '../../policy';
 import { deadLetterCommands } from '../../runtime/dead-letters';
+import { kafkaDeadLetters } from '../../runtime/kafka';
 import { MemoryBroker } from '../runtime/dead-letters/memory-broker';
+import { FakeDeadLetterTopic } from '../runtime/kafka/dead-letter-fakes';
+import { FakeProducer } from '../runtime/kafka/fakes';
 
 async function run(argv: string[], environment: Partial<DeadLetterEnvironment> = {}) {
   const out: string[] = [];
@@ -339,5 +342,32 @@ describe('dead-letters replay progress', () => {
     // The summary goes to stdout, the bar never does.
     expect(result.out).not.toContain('\r');
     expect(result.out).toContain('replayed 5');
+  });
+});
+
+describe('dead-letters warnings', () => {
+  it('prints what went wrong without failing the command: a Kafka group it could not delete', async () => {
+    const plan = await billingPlan();
+    const topic = new FakeDeadLetterTopic((plan.targets.kafka as KafkaPlan).deadLetterTopic, 3);
+    topic.add(0);
+    topic.deleteFailure = new Error('Connection error: connect ECONNREFUSED 127.0.0.1:9092');
+    const connectors = {
+      kafka: async (given, _settings, warn) => ({
+        commands: kafkaDeadLetters(given, {
+          admin: topic.admin(),
+          producer: new FakeProducer([]),
+          consumer: (groupId) => topic.consumer(groupId),
+          ...(warn ? { onWarning: warn } : {}),
+        }),
+        close: async () => {},
+      }),
+    } as Partial<Connectors> as Connectors;
+    const result = await run(['list', 'policies/billing.yaml', '--target', 'kafka', '--format', 'json'], {
+      connectors,
+    });
+    expect(result.code, result.err).toBe(0);
+    expect(JSON.parse(result.out)).toMatchObject({ total: 1 });
+    expect(result.err).toMatch(/^⚠ the consumer group \S+\.replay\.browse\.\S+, which this command read/);
+    expect(result.err).toContain('ECONNREFUSED');
   });
 });

@@ -25,8 +25,10 @@ export async function confluentKit(): Promise<Kit> {
     client: 'confluent',
     admin: (): KitAdmin => {
       const admin = kafka.admin();
-      // The contract, plus connect/disconnect, which the Confluent admin has as well.
-      const checked: AdminLike & Pick<KafkaJS.Admin, 'connect' | 'disconnect'> = asAdmin(admin) && admin;
+      // The contract, plus connect/disconnect and the dead-letter commands' deleteGroups, which
+      // the Confluent admin has as well.
+      const checked: AdminLike & Pick<KafkaJS.Admin, 'connect' | 'disconnect' | 'deleteGroups'> =
+        asAdmin(admin) && admin;
       return checked;
     },
     producer: (): KitProducer => {

@@ -1,5 +1,11 @@
 import { type Consumer, type ConsumerConfig, Kafka, logLevel } from 'kafkajs';
-import type { AdminLike, ConsumerLike, KafkaClient, ProducerLike } from '../../runtime/kafka';
+import type {
+  AdminLike,
+  ConsumerLike,
+  KafkaClient,
+  KafkaDeadLetterAdmin,
+  ProducerLike,
+} from '../../runtime/kafka';
 import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
 
 /**
@@ -28,10 +34,12 @@ export interface ConsumerSettings {
 
 export type KitConsumer = ConsumerLike & Required<Pick<ConsumerLike, 'connect' | 'disconnect'>>;
 export type KitProducer = ProducerLike & { connect(): Promise<void>; disconnect(): Promise<void> };
-export type KitAdmin = AdminLike & {
-  connect(): Promise<void>;
-  disconnect(): Promise<void>;
-};
+/** What the runtime takes, and what the dead-letter commands take besides (deleteGroups). */
+export type KitAdmin = AdminLike &
+  Pick<KafkaDeadLetterAdmin, 'deleteGroups'> & {
+    connect(): Promise<void>;
+    disconnect(): Promise<void>;
+  };
 
 export interface Kit {
   client: KafkaClient;
