@@ -18,7 +18,11 @@ export interface DeadLetterBroker {
   readonly maxInFlight: number;
   /** Why --keep-attempts cannot apply here, when it cannot (the broker counts attempts itself). */
   readonly keepAttemptsUnsupported?: string;
-  /** Every dead letter, read without taking it. Ending the loop early is fine. */
+  /**
+   * Every dead letter, read without taking it. Ending the loop early is fine. The order is the
+   * same on every read of the same dead letters (RabbitMQ: the queue's; Kafka: by partition, then
+   * offset; Service Bus: by subqueue, then sequence number): `show --skip` and `--max` count in it.
+   */
   browse(signal?: AbortSignal): AsyncIterable<DeadLetter>;
   /** Kafka: how many were ever replayed and purged (its records stay, marked done). */
   doneCounts?(): Promise<{ replayed: number; purged: number }>;

@@ -13,7 +13,7 @@ export interface Browsed {
 
 /**
  * The first pass of replay and purge: read every dead letter, keep those the filter selects (up
- * to `max`, in the broker's order). `keep` says whether the selected letters keep their bodies
+ * to `max`, the first in the order the broker reads them, the same on every read). `keep` says whether the selected letters keep their bodies
  * (an archive needs them; a replay only needs ids).
  */
 export async function browseSelection(

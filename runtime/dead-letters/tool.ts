@@ -13,7 +13,10 @@ export interface DeadLetters {
   readonly replayTo: string;
   /** Counts of what is dead-lettered. Read-only. */
   list(options?: { filter?: DeadLetterFilter; signal?: AbortSignal }): Promise<DeadLetterSummary>;
-  /** The selected dead letters themselves, a page at a time. Read-only. */
+  /**
+   * The selected dead letters themselves, a page at a time, in the order the broker reads them
+   * (the same on every read), so pages neither repeat nor skip one while nothing arrives. Read-only.
+   */
   show(options?: {
     filter?: DeadLetterFilter;
     skip?: number;

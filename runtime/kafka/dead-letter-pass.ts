@@ -157,3 +157,19 @@ export class DeadLetterPass {
     this.armIdle();
   }
 }
+
+/**
+ * A pass's records by partition, then offset, each once. A pass hands the partitions over
+ * interleaved as their fetches come back, differently on every run; this order is the log's own.
+ * A record can come twice: a rebalance makes a group that never commits read a partition again
+ * from its start.
+ */
+export function inLogOrder(items: readonly PassItem[]): PassItem[] {
+  const sorted = [...items].sort(
+    (a, b) => a.partition - b.partition || Number(a.message.offset) - Number(b.message.offset),
+  );
+  return sorted.filter((item, index) => {
+    const before = sorted[index - 1];
+    return !before || before.partition !== item.partition || before.message.offset !== item.message.offset;
+  });
+}

@@ -8,7 +8,7 @@ import { replayedHeaders } from '../dead-letters/metadata';
 import { type DeadLetters, deadLetterCommands } from '../dead-letters/tool';
 import type { DeadLetter } from '../dead-letters/types';
 import type { KafkaClient, OutgoingMessage, ProducerLike } from './contract';
-import { type DeadLetterConsumer, DeadLetterPass, type PassItem } from './dead-letter-pass';
+import { type DeadLetterConsumer, DeadLetterPass, inLogOrder, type PassItem } from './dead-letter-pass';
 import { readKafkaDeadLetter } from './dead-letter-read';
 import { headerText, KAFKA_HEADERS, keptHeaders, originOf, retryCopyHeaders } from './headers';
 import { produceCopy } from './produce';
@@ -92,6 +92,8 @@ function reasonOf(error: unknown): string {
  * (replay-progress.ts); `list` counts those apart. A replay produces the copy with acks -1 and
  * only then commits: a crash in between replays that record again (a duplicate), never skips it.
  * One record at a time, in order per partition, so the source topic gets them in their order.
+ * A read (`list`, `show`, the selection of a replay or purge) gives the records by partition,
+ * then offset: the same order on every run while nothing new arrives.
  */
 export function kafkaDeadLetters(plan: RetryPlan, options: KafkaDeadLetterOptions): DeadLetters {
   requireDeadLetters(plan, 'kafka');
@@ -152,21 +154,26 @@ export function kafkaDeadLetters(plan: RetryPlan, options: KafkaDeadLetterOption
         waitForSettle: false,
         idleMs,
       });
+      // Everything up to the ends taken at the start is read before the first letter goes out:
+      // the pass hands the partitions over interleaved as the fetches come back, which differs
+      // from run to run, so only a sort gives `show --skip` and `--max` the same letters each time.
+      const read: PassItem[] = [];
       try {
         await pass.start();
-        for (let item = await pass.next(); item; item = await pass.next()) {
-          const done = progress.get(item.partition);
-          yield readKafkaDeadLetter(
-            topic,
-            item.partition,
-            item.message,
-            done ? isDone(done, Number(item.message.offset)) : false,
-          );
-        }
+        for (let item = await pass.next(); item; item = await pass.next()) read.push(item);
       } finally {
-        // Also when the read failed or its caller stopped early: the group is of no use after.
+        // Also when the read failed: the group is of no use after.
         await pass.stop();
         if (pass.triedToJoin) await deleteGroup(groupId);
+      }
+      for (const item of inLogOrder(read)) {
+        const done = progress.get(item.partition);
+        yield readKafkaDeadLetter(
+          topic,
+          item.partition,
+          item.message,
+          done ? isDone(done, Number(item.message.offset)) : false,
+        );
       }
     },
     async doneCounts() {

@@ -47,6 +47,11 @@ export class FakeDeadLetterTopic {
   deleteFailure: unknown;
   /** A consumer's run rejects with this when set (after the group was joined). */
   runFailure: Error | undefined;
+  /**
+   * Once a consumer has handed over `after` records of `partition`, it reads that partition
+   * again from its committed offset (or the start), as after a rebalance; once per consumer.
+   */
+  rewind: { partition: number; after: number } | undefined;
 
   constructor(
     readonly topic: string,
@@ -170,9 +175,10 @@ export class FakeDeadLetterTopic {
         const each = config?.eachMessage;
         if (!each) return;
         const from = this.committed.get(groupId);
-        const positions = this.records.map((_, partition) =>
-          Math.max(0, Number(from?.get(partition)?.offset ?? 0)),
-        );
+        const start = (partition: number) => Math.max(0, Number(from?.get(partition)?.offset ?? 0));
+        const positions = this.records.map((_, partition) => start(partition));
+        let rewind = this.rewind;
+        let handed = 0;
         // Delivered after run resolves, one at a time (partitionsConsumedConcurrently 1).
         void (async () => {
           for (;;) {
@@ -188,6 +194,10 @@ export class FakeDeadLetterTopic {
             if (!chosen) return;
             const offset = positions[chosen.partition] ?? 0;
             positions[chosen.partition] = offset + 1;
+            if (rewind?.partition === chosen.partition && ++handed >= rewind.after) {
+              positions[chosen.partition] = start(chosen.partition);
+              rewind = undefined;
+            }
             const message = chosen.log[offset];
             if (!message) return;
             await each({

@@ -1,5 +1,6 @@
 import { KafkaJSDeleteGroupsError, KafkaJSProtocolError } from 'kafkajs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { mulberry32 } from '../../../cli/simulate/prng';
 import type { KafkaPlan } from '../../../policy';
 import { deadLetterHeaders } from '../../../runtime';
 import type { DeadLetterError } from '../../../runtime/dead-letters';
@@ -162,5 +163,107 @@ describe('Kafka dead letters: the throw-away group of a read', () => {
     expect((await empty.commands.list()).total).toBe(0);
     expect(empty.topic.log).toEqual([]); // no group joined, none to delete
     expect(empty.warnings).toEqual([]);
+  });
+});
+
+describe('Kafka dead letters: the order of a read', () => {
+  const counts = [11, 7, 13];
+  /** By partition, then offset: the order every read gives. */
+  const expected = counts.flatMap((count, partition) =>
+    [...Array(count).keys()].map((offset) => `${partition}:${offset}`),
+  );
+
+  /**
+   * 31 dead letters over three uneven partitions, appended in a mixed order; each one's value is
+   * its id, and its error name its partition. The partitions come interleaved at random.
+   */
+  function uneven() {
+    const topic = new FakeDeadLetterTopic(kafka.deadLetterTopic, 3);
+    const left = [...counts];
+    const random = mulberry32(99);
+    while (left.some((count) => count > 0)) {
+      const partition = Math.floor(random() * 3);
+      if ((left[partition] ?? 0) === 0) continue;
+      left[partition] = (left[partition] ?? 0) - 1;
+      const id = `${partition}:${(counts[partition] ?? 0) - (left[partition] ?? 0) - 1}`;
+      expect(topic.add(partition, headers('exhausted', `P${partition}`), id)).toBe(id);
+    }
+    const producer = new FakeProducer([]);
+    const commands = kafkaDeadLetters(plan, {
+      admin: topic.admin(),
+      producer,
+      consumer: (groupId) => topic.consumer(groupId),
+      onWarning: (message) => {
+        throw new Error(`unexpected warning: ${message}`);
+      },
+    });
+    /** Sets how the next reads interleave the partitions. */
+    const interleave = (run: number) => {
+      const pick = mulberry32(run);
+      topic.pick = (choices) => Math.floor(pick() * choices);
+    };
+    return { topic, commands, producer, interleave };
+  }
+
+  it('pages `show` by partition, then offset: two runs interleaved differently page the same, none twice, none missed', async () => {
+    const { commands, interleave } = uneven();
+    const paged = async (run: number) => {
+      const pages: string[][] = [];
+      for (let skip = 0; ; skip += 5) {
+        interleave(run + skip);
+        const page = (await commands.show({ skip, limit: 5 })).map((letter) => letter.id);
+        if (page.length === 0) break;
+        pages.push(page);
+      }
+      return pages;
+    };
+    const first = await paged(1);
+    const second = await paged(1_000);
+    expect(first.flat()).toEqual(expected);
+    expect(second).toEqual(first);
+    // A filter pages the same way, within what it selects.
+    interleave(7);
+    const partitionTwo = await commands.show({ filter: { errorNames: ['P2'] }, skip: 4, limit: 6 });
+    expect(partitionTwo.map((letter) => letter.id)).toEqual(
+      expected.filter((id) => id.startsWith('2:')).slice(4, 10),
+    );
+  });
+
+  it('takes the first N in that order for --max, in list, show, replay and purge', async () => {
+    const { commands, producer, interleave } = uneven();
+    interleave(2);
+    const listed = await commands.list({ filter: { max: 13 } });
+    expect(listed.selected).toBe(13);
+    expect(listed.byErrorName).toEqual([
+      { name: 'P0', count: 11 },
+      { name: 'P1', count: 2 },
+    ]);
+    interleave(3);
+    expect((await commands.show({ filter: { max: 13 }, limit: 100 })).map((letter) => letter.id)).toEqual(
+      expected.slice(0, 13),
+    );
+    interleave(4);
+    expect((await commands.replay({ filter: { max: 7 }, ratePerSecond: 1_000 })).sample).toEqual(
+      expected.slice(0, 7),
+    );
+
+    interleave(5);
+    const replayed = await commands.replay({ filter: { max: 4 }, ratePerSecond: 1_000, dryRun: false });
+    expect(replayed).toMatchObject({ selected: 4, replayed: 4 });
+    expect(producer.sent.map((sent) => String(sent.message.value))).toEqual(expected.slice(0, 4));
+    interleave(6);
+    const purged = await commands.purge({ filter: { max: 3 }, expect: 3, dryRun: false });
+    expect(purged).toMatchObject({ selected: 3, purged: 3, sample: expected.slice(4, 7) });
+    interleave(8);
+    expect((await commands.show({ limit: 100 })).map((letter) => letter.id)).toEqual(expected.slice(7));
+  });
+
+  it('gives each record once when a partition is read twice (a rebalance restarts a group that never commits)', async () => {
+    const { topic, commands, interleave } = uneven();
+    interleave(9);
+    topic.rewind = { partition: 1, after: 4 };
+    expect((await commands.show({ limit: 100 })).map((letter) => letter.id)).toEqual(expected);
+    topic.rewind = { partition: 2, after: 12 };
+    expect((await commands.list()).total).toBe(31);
   });
 });
