@@ -22,7 +22,7 @@ export {
   reasonGroup,
   replayedHeaders,
 } from './metadata';
-export { Pacer } from './pacer';
+export { PACER_MARGIN_MS, type PacedTurn, Pacer } from './pacer';
 export { checkPurgeOptions, type PurgeOptions, type PurgeReport } from './purge';
 export { checkReplayOptions, type ReplayOptions, type ReplayProgress, type ReplayReport } from './replay';
 export { AGE_GROUPS, type Counted, type DeadLetterSummary, type Extreme } from './summary';

@@ -3,7 +3,7 @@ import type { DeadLetterBroker } from './broker';
 import { DeadLetterError } from './errors';
 import { brokerFailure } from './failure';
 import { type DeadLetterFilter, Selection } from './filter';
-import { Pacer } from './pacer';
+import { type PacedTurn, Pacer } from './pacer';
 import { browseSelection } from './select';
 import type { DeadLetterReasonGroup } from './types';
 
@@ -123,14 +123,21 @@ export async function replayDeadLetters(
       if (!selection.take(letter.id)) continue;
       while (inFlight.size >= broker.maxInFlight) await Promise.race(inFlight);
       if (failure !== undefined) break;
-      let at: number;
+      let turn: PacedTurn;
       try {
-        at = await pacer.wait(options.signal);
+        turn = await pacer.take(options.signal);
       } catch {
         break; // stopped while waiting for its slot: this one stays dead-lettered
       }
-      const work = claim.replay(letter, { now: at, keepAttempts: report.keepAttempts }).then(
+      if (failure !== undefined) {
+        turn.settled(); // a replay failed while this one waited: it is not sent
+        break;
+      }
+      // The pacer counts the copy as arriving until its replay settles (confirmed, refused or
+      // not sent), so no second holds more than the rate where the copies land either.
+      const work = claim.replay(letter, { now: turn.at, keepAttempts: report.keepAttempts }).then(
         (settled) => {
+          turn.settled();
           if (settled === 'released') {
             selection.putBack(letter.id);
             return;
@@ -139,6 +146,7 @@ export async function replayDeadLetters(
           progress();
         },
         (error: unknown) => {
+          turn.settled();
           failure ??= error;
         },
       );

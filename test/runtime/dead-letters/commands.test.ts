@@ -1,7 +1,38 @@
 import { describe, expect, it } from 'vitest';
-import { type DeadLetterError, deadLetterCommands } from '../../../runtime/dead-letters';
+import { mulberry32 } from '../../../cli/simulate/prng';
+import { type Claim, type DeadLetterError, deadLetterCommands } from '../../../runtime/dead-letters';
+import { mostInOneSecond } from '../../integration/dead-letters/mix';
 import { FakeClock } from '../../support/fake-clock';
 import { MemoryBroker } from './memory-broker';
+
+/**
+ * A broker a copy takes its time to reach: the i-th replay lands `latency(i)` ms after it was
+ * sent (its confirmation right then), with up to 32 copies unconfirmed at once, as on RabbitMQ.
+ */
+class DistantBroker extends MemoryBroker {
+  readonly landed: number[] = [];
+
+  constructor(
+    private readonly clock: FakeClock,
+    private readonly latency: (index: number) => number,
+  ) {
+    super();
+    this.maxInFlight = 32;
+  }
+
+  override async claim(): Promise<Claim> {
+    const near = await super.claim();
+    let sent = 0;
+    return {
+      ...near,
+      replay: async (letter, copy) => {
+        await this.clock.sleep(this.latency(sent++));
+        this.landed.push(this.clock.now());
+        return near.replay(letter, copy);
+      },
+    };
+  }
+}
 
 function world() {
   const clock = new FakeClock(10 * 86_400_000);
@@ -84,6 +115,25 @@ describe('replay', () => {
     expect(broker.replayed.map((each) => each.id)).toEqual(['d-0', 'd-2', 'd-4']);
     expect(broker.stored.map((each) => each.id)).toEqual(['d-1', 'd-3', 'd-5', 'd-6', 'd-7', 'd-8', 'd-9']);
     expect(broker.held.size).toBe(0);
+  });
+
+  it('lands no more copies than the rate in any one second, however long each takes to reach the broker', async () => {
+    const { clock, random } = world();
+    const jitter = mulberry32(5);
+    // A second of copies that take 200 ms to land, then a second of copies that land at once,
+    // and so on, with some jitter on both.
+    const broker = new DistantBroker(clock, (index) =>
+      Math.floor(index / 50) % 2 === 0 ? 180 + Math.floor(jitter() * 40) : Math.floor(jitter() * 5),
+    ).add(400);
+    const report = await driven(
+      clock,
+      deadLetterCommands(broker, { clock, random }).replay({ ratePerSecond: 50, dryRun: false }),
+    );
+    expect(report.replayed).toBe(400);
+    expect(broker.landed).toHaveLength(400);
+    expect(mostInOneSecond(broker.landed)).toBeLessThanOrEqual(50);
+    // The copies' own stamps too.
+    expect(mostInOneSecond(broker.replayed.map((each) => each.now))).toBeLessThanOrEqual(50);
   });
 
   it('takes a message whose lock ran out again later in the same pass', async () => {
