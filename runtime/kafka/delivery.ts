@@ -4,7 +4,7 @@ import type { Clock, Random } from '../clock';
 import { HEADERS } from '../dead-letter';
 import type { TargetRules } from '../decide';
 import type { RetryMetrics } from '../metrics';
-import { runHandler } from '../run-handler';
+import { type FinalDecision, type HandlerRun, runHandler } from '../run-handler';
 import type { ConsumedMessage, ConsumerLike, KafkaClient, ProducerLike } from './contract';
 import { dueAt } from './due';
 import { KafkaRetryError } from './errors';
@@ -56,7 +56,8 @@ export interface Reading {
   parked: boolean;
 }
 
-function read(d: Delivery): Reading {
+/** What a record says about itself: its attempt, its origin, whether it was parked. */
+export function read(d: Delivery): Reading {
   const { message, topic, partition } = d;
   const self = { topic, partition, offset: message.offset };
   if (d.role === 'main') {
@@ -251,7 +252,14 @@ export async function deliverQueued(rt: Runtime, d: Delivery): Promise<boolean> 
 }
 
 async function handle(rt: Runtime, d: Delivery, reading: Reading): Promise<void> {
-  const run = await runHandler(rt.rules, {
+  const run = await callHandler(rt, d, reading);
+  const destination = await carryOut(rt, d, reading, run.decision, run.error);
+  handled(rt, d, reading, run.decision, destination);
+}
+
+/** Runs the handler through the runtime core (classification, in-memory retries, the decision). */
+export function callHandler(rt: Runtime, d: Delivery, reading: Reading): Promise<HandlerRun> {
+  return runHandler(rt.rules, {
     attempt: reading.attempt,
     call: () =>
       rt.handler(d.message, {
@@ -273,16 +281,26 @@ async function handle(rt: Runtime, d: Delivery, reading: Reading): Promise<void>
     metrics: rt.metrics,
     signal: rt.stopping,
   });
-  const destination = await carryOut(rt, d, reading, run.decision, run.error);
-  const outcome = {
-    ack: 'success',
-    delayed: 'retry',
-    'dead-letter': 'dead-letter',
-    requeue: 'requeued',
-  } as const;
-  rt.metrics.attempt(outcome[run.decision.kind]);
-  if (run.decision.kind === 'delayed') rt.metrics.retryScheduled('delayed', run.decision.level);
-  if (run.decision.kind === 'dead-letter') rt.metrics.deadLettered(run.decision.reason);
+}
+
+const OUTCOME = {
+  ack: 'success',
+  delayed: 'retry',
+  'dead-letter': 'dead-letter',
+  requeue: 'requeued',
+} as const;
+
+/** A decision carried out: counted, and reported as `handled`. */
+export function handled(
+  rt: Runtime,
+  d: Delivery,
+  reading: Reading,
+  decision: FinalDecision,
+  destination: string | undefined,
+): void {
+  rt.metrics.attempt(OUTCOME[decision.kind]);
+  if (decision.kind === 'delayed') rt.metrics.retryScheduled('delayed', decision.level);
+  if (decision.kind === 'dead-letter') rt.metrics.deadLettered(decision.reason);
   rt.emit({
     type: 'handled',
     role: d.role,
@@ -290,7 +308,7 @@ async function handle(rt: Runtime, d: Delivery, reading: Reading): Promise<void>
     partition: d.partition,
     offset: d.message.offset,
     attempt: reading.attempt,
-    outcome: outcome[run.decision.kind],
+    outcome: OUTCOME[decision.kind],
     ...(destination === undefined ? {} : { destination }),
   });
 }

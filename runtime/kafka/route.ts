@@ -42,7 +42,6 @@ export async function carryOut(
   decision: FinalDecision,
   error: unknown,
 ): Promise<string | undefined> {
-  const now = rt.clock.now();
   switch (decision.kind) {
     case 'ack':
       await commit(rt, d);
@@ -51,40 +50,63 @@ export async function carryOut(
       // The runtime is stopping in the middle of an in-memory wait: leave the record uncommitted.
       d.gate.park(d.topic, d.partition, d.message.offset);
       return undefined;
-    case 'delayed': {
-      const notBefore = now + decision.delayMs;
-      const headers = retryCopyHeaders({
-        incoming: d.message.headers,
-        origin: reading.origin,
-        nextAttempt: decision.nextAttempt,
-        notBefore,
-        firstFailureAt: firstFailureAt(d.message.headers, now),
-        ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
-      });
-      await copyThenCommit(rt, d, decision.destination, headers, reading, notBefore);
-      return decision.destination;
-    }
+    case 'delayed':
     case 'dead-letter': {
-      const { name, message } = describeError(error);
-      const headers = deadLetterCopyHeaders({
-        incoming: d.message.headers,
-        origin: reading.origin,
-        info: {
-          reason: decision.reason,
-          because: decision.because,
-          errorName: name,
-          errorMessage: message,
-          attempt: reading.attempt,
-          source: d.topic,
-          firstFailureAt: firstFailureAt(d.message.headers, now),
-          deadLetteredAt: now,
-          ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
-        },
-      });
-      await copyThenCommit(rt, d, rt.rules.deadLetterTopic, headers, reading, undefined);
-      return rt.rules.deadLetterTopic;
+      const copy = copyOf(rt, d, reading, decision, error);
+      await copyThenCommit(rt, d, copy.destination, copy.headers, reading, copy.notBefore);
+      return copy.destination;
     }
   }
+}
+
+/** The copy a decision asks for: where it goes, its headers, and (retry copies) when it is due. */
+export interface Copy {
+  destination: string;
+  headers: CopyHeaders;
+  notBefore?: number;
+}
+
+/**
+ * The copy of the record a retry or dead-letter decision asks for. Pure, so a copy can be built
+ * apart from its send, with the same headers (the application's kept, ours replaced) either way.
+ */
+export function copyOf(
+  rt: Runtime,
+  d: Delivery,
+  reading: Reading,
+  decision: Extract<FinalDecision, { kind: 'delayed' | 'dead-letter' }>,
+  error: unknown,
+): Copy {
+  const now = rt.clock.now();
+  if (decision.kind === 'delayed') {
+    const notBefore = now + decision.delayMs;
+    const headers = retryCopyHeaders({
+      incoming: d.message.headers,
+      origin: reading.origin,
+      nextAttempt: decision.nextAttempt,
+      notBefore,
+      firstFailureAt: firstFailureAt(d.message.headers, now),
+      ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
+    });
+    return { destination: decision.destination, headers, notBefore };
+  }
+  const { name, message } = describeError(error);
+  const headers = deadLetterCopyHeaders({
+    incoming: d.message.headers,
+    origin: reading.origin,
+    info: {
+      reason: decision.reason,
+      because: decision.because,
+      errorName: name,
+      errorMessage: message,
+      attempt: reading.attempt,
+      source: d.topic,
+      firstFailureAt: firstFailureAt(d.message.headers, now),
+      deadLetteredAt: now,
+      ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
+    },
+  });
+  return { destination: rt.rules.deadLetterTopic, headers };
 }
 
 /**
