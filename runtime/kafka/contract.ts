@@ -29,6 +29,31 @@ export interface EachMessagePayloadLike {
   message: ConsumedMessage;
 }
 
+/**
+ * One fetched batch of one topic-partition, as both clients hand it to `eachBatch` (the batched
+ * engine). KafkaJS's `EachBatchPayload` and the Confluent client's are wider; this is what the
+ * engine touches.
+ */
+export interface EachBatchPayloadLike {
+  batch: { topic: string; partition: number; messages: ConsumedMessage[] };
+  /** Marks the records up to `offset` read: the client's next fetch of the partition starts after it. */
+  resolveOffset(offset: string): void;
+  /** KafkaJS: heartbeats when one is due and throws while the group rebalances (Confluent: a no-op). */
+  heartbeat(): Promise<void>;
+  /** True once a seek (or, Confluent, a rebalance) made the rest of the batch outdated. */
+  isStale(): boolean;
+}
+
+/** What the runtime passes to `run`: one of the two handlers, and the client's run settings. */
+export interface RunConfigLike {
+  eachMessage?: (payload: EachMessagePayloadLike) => Promise<void>;
+  eachBatch?: (payload: EachBatchPayloadLike) => Promise<void>;
+  /** False: the batched engine says itself which records it read (resolveOffset). */
+  eachBatchAutoResolve?: boolean;
+  autoCommit?: boolean;
+  partitionsConsumedConcurrently?: number;
+}
+
 export interface TopicPartitions {
   topic: string;
   partitions?: number[];
@@ -38,11 +63,7 @@ export interface ConsumerLike {
   connect(): Promise<void>;
   disconnect(): Promise<void>;
   subscribe(subscription: { topics: string[]; fromBeginning?: boolean }): Promise<void>;
-  run(config: {
-    eachMessage: (payload: EachMessagePayloadLike) => Promise<void>;
-    autoCommit?: boolean;
-    partitionsConsumedConcurrently?: number;
-  }): Promise<void>;
+  run(config: RunConfigLike): Promise<void>;
   /** `metadata` travels with the commit (park-key: which records past the offset are done). */
   commitOffsets(
     offsets: Array<{ topic: string; partition: number; offset: string; metadata?: string | null }>,

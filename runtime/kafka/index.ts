@@ -8,6 +8,7 @@ export type {
   AdminLike,
   ConsumedMessage,
   ConsumerLike,
+  EachBatchPayloadLike,
   KafkaClient,
   KafkaHeaders,
   OutgoingMessage,

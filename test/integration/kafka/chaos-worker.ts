@@ -86,15 +86,18 @@ function traced(consumer: ConsumerLike, write: (line: Record<string, unknown>) =
   return new Proxy(consumer, {
     get(target, property) {
       if (property === 'run') {
-        return (config: Parameters<ConsumerLike['run']>[0]) =>
-          target.run({
+        return (config: Parameters<ConsumerLike['run']>[0]) => {
+          const { eachMessage } = config;
+          if (!eachMessage) return target.run(config);
+          return target.run({
             ...config,
             eachMessage: (payload) => {
               const { partition, message } = payload;
               write({ ev: 'read', p: partition, o: message.offset, v: String(message.value) });
-              return config.eachMessage(payload);
+              return eachMessage(payload);
             },
           });
+        };
       }
       if (property === 'commitOffsets') {
         return async (offsets: Parameters<ConsumerLike['commitOffsets']>[0]) => {
