@@ -2,6 +2,7 @@
  * What went wrong with the broker or the wiring. Match on `code`, never on the message.
  *
  * - ordering-needs-view: park-key ordering without `admin` and `viewConsumer` (thrown at setup).
+ * - batched-per-key: `engine: 'batched'` for a plan that keeps key order (thrown at setup).
  * - partition-count-mismatch: a chain topic's partition count differs from the plan
  *   (thrown by declareKafkaTopology).
  * - topics-not-visible: topics declareKafkaTopology created did not show up in the broker's
@@ -15,6 +16,7 @@
  */
 export type KafkaRetryErrorCode =
   | 'ordering-needs-view'
+  | 'batched-per-key'
   | 'partition-count-mismatch'
   | 'topics-not-visible'
   | 'unknown-topic'

@@ -31,6 +31,7 @@ export {
 export { createKafkaRetry, type KafkaRetry } from './kafka-retry';
 export {
   KAFKA_DEFAULTS,
+  type KafkaEngine,
   type KafkaHandler,
   type KafkaHandlerContext,
   type KafkaRetryEvent,

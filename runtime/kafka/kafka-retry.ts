@@ -3,6 +3,7 @@ import { mathRandom, systemClock } from '../clock';
 import { RetryTopologyError } from '../errors';
 import { createMetrics, globalMeter } from '../metrics';
 import { targetRules } from '../rules';
+import { BatchEngine } from './batch-engine';
 import { ChainView } from './chain-view';
 import type { ConsumerLike } from './contract';
 import { type Delivery, deliver, deliverQueued, type Runtime } from './delivery';
@@ -28,6 +29,8 @@ export interface KafkaRetry {
 /**
  * The Kafka adapter: the policy's retry behaviour over a retry topic per level and a
  * dead-letter topic, with per-key order kept when the plan says `park-key` (docs/kafka.md).
+ * `engine` picks how records are read and carried out: one at a time per partition (the
+ * default, delivery.ts), or a batch at a time (batch-engine.ts, plans without key order).
  */
 export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   const rules = targetRules(options.plan, 'kafka');
@@ -43,6 +46,13 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   });
   const stopping = new AbortController();
   const gates: PartitionGate[] = [];
+  const engine = options.engine ?? KAFKA_DEFAULTS.engine;
+  if (engine === 'batched' && rules.ordering === 'park-key') {
+    throw new KafkaRetryError(
+      'batched-per-key',
+      `the plan for "${options.plan.policy}" keeps key order (park-key), which the batched engine does not: use engine 'per-record'`,
+    );
+  }
 
   let view: ChainView | undefined;
   if (rules.ordering === 'park-key') {
@@ -120,11 +130,29 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     await consumer.subscribe({ topics, ...(client === 'kafkajs' ? { fromBeginning } : {}) });
     // Every topic of the chain has the source's partition count.
     const assignable = topics.length * (rules.topics[0]?.partitions ?? 1);
+    const partitionsConsumedConcurrently =
+      options.partitionsConsumedConcurrently ??
+      Math.min(assignable, KAFKA_DEFAULTS.maxPartitionsConsumedConcurrently);
+    if (engine === 'batched') {
+      const batched = new BatchEngine({
+        rt: runtime,
+        consumer,
+        role,
+        levels: role === 'retry' ? levelOf : new Map(),
+        gate,
+        concurrency: options.concurrency ?? KAFKA_DEFAULTS.concurrency,
+      });
+      await consumer.run({
+        ...(client === 'kafkajs' ? { autoCommit: false } : {}),
+        eachBatchAutoResolve: false,
+        partitionsConsumedConcurrently,
+        eachBatch: (payload) => batched.onBatch(payload),
+      });
+      return;
+    }
     await consumer.run({
       ...(client === 'kafkajs' ? { autoCommit: false } : {}),
-      partitionsConsumedConcurrently:
-        options.partitionsConsumedConcurrently ??
-        Math.min(assignable, KAFKA_DEFAULTS.maxPartitionsConsumedConcurrently),
+      partitionsConsumedConcurrently,
       eachMessage: async ({ topic, partition, message }) => {
         const level = levelOf.get(topic);
         const delivery: Delivery = {

@@ -26,6 +26,8 @@ export type KafkaHandler = (message: ConsumedMessage, context: KafkaHandlerConte
 
 export type KafkaRole = 'main' | 'retry';
 
+export type KafkaEngine = 'per-record' | 'batched';
+
 interface At {
   role: KafkaRole;
   topic: string;
@@ -86,10 +88,22 @@ export interface KafkaRetryOptions {
   /** Where the main consumer starts when its group has no committed offset (KafkaJS `fromBeginning`). */
   fromBeginning?: boolean;
   /**
-   * Partitions each consumer handles at once (records of one partition are always one at a
-   * time). Default: as many as the consumer can be assigned, up to 16.
+   * Partitions each consumer handles at once (with the per-record engine, records of one
+   * partition are always one at a time). Default: as many as the consumer can be assigned, up to 16.
    */
   partitionsConsumedConcurrently?: number;
+  /**
+   * How records are read and carried out. 'per-record' (the default): one record at a time per
+   * partition, each with its own produce and commit. 'batched': a fetched batch at a time, its
+   * handlers side by side up to `concurrency`, its copies sent together and one commit per batch
+   * (docs/kafka.md, "The batched engine"). Not for a per-key plan: refused with `batched-per-key`.
+   */
+  engine?: KafkaEngine;
+  /**
+   * The batched engine only: handler calls running at once per consumer (runMain and runRetry
+   * each have their own), across its partitions and the records of a batch. Default 16.
+   */
+  concurrency?: number;
   onEvent?: (event: KafkaRetryEvent) => void;
   /** For fault tests: runs after a copy is acked and before the offset is committed. */
   afterCopyProduced?: (at: {
@@ -102,6 +116,12 @@ export interface KafkaRetryOptions {
 
 export const KAFKA_DEFAULTS = {
   client: 'kafkajs' as KafkaClient,
+  engine: 'per-record' as KafkaEngine,
+  /**
+   * Enough handler calls at once to hide a downstream service's tens of milliseconds, few
+   * enough not to flood it; a fetched batch is often hundreds of records.
+   */
+  concurrency: 16,
   /**
    * A send that failed has already been retried by the client (KafkaJS: 5 retries from 300 ms),
    * so the broker is in trouble: start at 500 ms and stay under a minute between tries.

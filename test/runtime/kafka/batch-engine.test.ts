@@ -1,0 +1,467 @@
+import { describe, expect, it } from 'vitest';
+import type { RetryPlan } from '../../../policy';
+import { HEADERS } from '../../../runtime';
+import {
+  createKafkaRetry,
+  KAFKA_HEADERS,
+  type KafkaHandler,
+  type KafkaRetryEvent,
+  type KafkaRetryOptions,
+} from '../../../runtime/kafka';
+import { FakeClock, flush } from '../../support/fake-clock';
+import { billingPlan, httpError, InvalidCurrencyError } from '../plan-fixture';
+import { BatchConsumer, BatchProducer } from './batch-fakes';
+import { FakeConsumer } from './fakes';
+
+/**
+ * The batched engine (engine: 'batched') on fake clients typed against kafkajs and a fake clock:
+ * what it runs, sends, commits, seeks and pauses for each batch, in which order.
+ */
+
+const plan = billingPlan();
+const kafka = plan.targets.kafka;
+if (!kafka) throw new Error('no kafka target');
+const source = kafka.sourceTopic;
+const level1 = kafka.levels[0]?.destination ?? '';
+const level2 = kafka.levels[1]?.destination ?? '';
+const dlt = kafka.deadLetterTopic;
+
+const TRACE = {
+  traceparent: '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01',
+  'x-request-id': 'req-7f3a',
+};
+
+async function setUp(handler: KafkaHandler, options: Partial<KafkaRetryOptions> = {}, on: RetryPlan = plan) {
+  const clock = new FakeClock();
+  const consumer = new BatchConsumer();
+  const retrying = new BatchConsumer();
+  const producer = new BatchProducer(consumer.log);
+  const events: KafkaRetryEvent[] = [];
+  const retry = createKafkaRetry({
+    plan: on,
+    engine: 'batched',
+    handler,
+    producer,
+    clock,
+    random: () => 0.5,
+    meter: undefined,
+    failureBackoff: { initialMs: 500, maxMs: 2_000 },
+    onEvent: (event) => events.push(event),
+    ...options,
+  });
+  await retry.runMain(consumer);
+  await retry.runRetry(retrying);
+  consumer.log.length = 0;
+  retrying.log.length = 0;
+  return { clock, consumer, retrying, producer, events, retry };
+}
+
+/** A promise the test settles. */
+function deferred() {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => {
+    resolve = r;
+  });
+  return { promise, resolve };
+}
+
+const header = (headers: unknown, name: string) => {
+  const value = (headers as Record<string, unknown>)[name];
+  return value === undefined ? undefined : String(value);
+};
+
+describe('choosing the engine', () => {
+  it('keeps the per-record engine by default (eachMessage)', async () => {
+    const consumer = new FakeConsumer();
+    const retry = createKafkaRetry({
+      plan,
+      handler: async () => {},
+      producer: new BatchProducer([]),
+      meter: undefined,
+    });
+    let config: Parameters<FakeConsumer['run']>[0] | undefined;
+    const run = consumer.run.bind(consumer);
+    consumer.run = async (given) => {
+      config = given;
+      await run(given);
+    };
+    await retry.runMain(consumer);
+    expect(config?.eachMessage).toBeTypeOf('function');
+  });
+
+  it("reads batches with eachBatch, resolving and committing itself, with engine 'batched'", async () => {
+    const { consumer } = await setUp(async () => {});
+    expect(consumer.config?.eachBatch).toBeTypeOf('function');
+    expect(consumer.config?.eachMessage).toBeUndefined();
+    expect(consumer.config).toMatchObject({ autoCommit: false, eachBatchAutoResolve: false });
+  });
+
+  it("refuses 'batched' for a plan that keeps key order, with a code", () => {
+    const perKey = billingPlan({
+      ordering: 'per-key',
+      targets: {
+        kafka: { topic: 'bookstore.orders', consumerGroup: 'billing', partitions: 3, replicationFactor: 1 },
+      },
+    });
+    expect(perKey.targets.kafka?.ordering).toBe('park-key');
+    expect(() =>
+      createKafkaRetry({
+        plan: perKey,
+        engine: 'batched',
+        handler: async () => {},
+        producer: new BatchProducer([]),
+        meter: undefined,
+      }),
+    ).toThrow(expect.objectContaining({ name: 'KafkaRetryError', code: 'batched-per-key' }));
+  });
+});
+
+describe('the batched engine (fake kafkajs clients)', () => {
+  it('commits a batch of healthy records once, sends nothing, and reads on', async () => {
+    const { consumer, producer } = await setUp(async () => {});
+    const resolved = await consumer.deliver(source, 1, 7, [{}, {}, {}]);
+    expect(consumer.log).toEqual([`commit ${source}[1]@10`]);
+    expect(resolved).toEqual(['9']);
+    expect(producer.sent).toEqual([]);
+  });
+
+  it('sends the copies of a batch to each destination in one request, acks -1, then commits once', async () => {
+    const { consumer, producer, clock } = await setUp(async (message) => {
+      const value = String(message.value);
+      if (value === 'transient') throw httpError(503);
+      if (value === 'permanent') throw new InvalidCurrencyError('XXX');
+    });
+    await consumer.deliver(source, 2, 0, [
+      { value: 'transient' },
+      { value: 'ok' },
+      { value: 'permanent' },
+      { value: 'transient' },
+    ]);
+    expect([...consumer.log].sort()).toEqual(
+      [`commit ${source}[2]@4`, `send ${level1}[2,2] ×2 acked`, `send ${dlt}[2] ×1 acked`].sort(),
+    );
+    expect(consumer.log.at(-1)).toBe(`commit ${source}[2]@4`);
+    expect(producer.sent.map((each) => each.acks)).toEqual([-1, -1]);
+    const [retried] = producer.copies.filter((copy) => copy.topic === level1);
+    expect(retried?.message).toMatchObject({
+      key: Buffer.from('k'),
+      value: Buffer.from('transient'),
+      partition: 2,
+    });
+    expect(retried?.message.headers).toMatchObject({
+      [HEADERS.attempt]: '2',
+      [KAFKA_HEADERS.notBefore]: String(clock.now() + 1_000),
+      [KAFKA_HEADERS.originalOffset]: '0',
+    });
+  });
+
+  it('sends the copies without waiting for each, and commits only once every one is acknowledged', async () => {
+    const { consumer, producer } = await setUp(async (message) => {
+      if (String(message.value) === 'transient') throw httpError(503);
+      throw new InvalidCurrencyError('XXX');
+    });
+    producer.hold = true;
+    const done = consumer.deliver(source, 0, 0, [{ value: 'transient' }, { value: 'permanent' }]);
+    await flush();
+    // Both requests are out, neither is acknowledged: nothing is committed.
+    expect(producer.held.map((each) => each.record.topic).sort()).toEqual([dlt, level1].sort());
+    expect(consumer.commits()).toEqual([]);
+    producer.held[0]?.ack();
+    await flush();
+    expect(consumer.commits()).toEqual([]);
+    producer.held[1]?.ack();
+    await done;
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@2`]);
+  });
+
+  it('never commits past a record whose handler still runs', async () => {
+    const slow = deferred();
+    const { consumer } = await setUp(async (message) => {
+      if (String(message.value) === 'slow') await slow.promise;
+    });
+    const done = consumer.deliver(source, 0, 0, [{ value: 'fast' }, { value: 'slow' }, { value: 'fast' }]);
+    await flush();
+    expect(consumer.commits()).toEqual([]);
+    slow.resolve();
+    await done;
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@3`]);
+  });
+
+  it('keeps a record whose copy was refused: commits below it, reads it again after a back-off, and skips what was done after it', async () => {
+    const calls: string[] = [];
+    const { consumer, producer, clock, events } = await setUp(async (message) => {
+      calls.push(String(message.value));
+      if (String(message.value) === 'transient') throw httpError(503);
+    });
+    producer.failSends = 1;
+    const resolved = await consumer.deliver(source, 0, 0, [
+      { value: 'ok-0' },
+      { value: 'transient' },
+      { value: 'ok-2' },
+    ]);
+    expect(resolved).toEqual([]);
+    expect(consumer.log).toEqual([
+      `send ${level1}[0] ×1 refused`,
+      `commit ${source}[0]@1`,
+      `seek ${source}[0]@1`,
+      `pause ${source}[0]`,
+    ]);
+    expect(
+      events.flatMap((e) => (e.type === 'failed' ? [[e.error.code, e.offset, e.retryInMs]] : [])),
+    ).toEqual([['produce-failed', '1', 500]]);
+    await clock.advance(499);
+    expect(consumer.log).not.toContain(`resume ${source}[0]`);
+    await clock.advance(1);
+    expect(consumer.log).toContain(`resume ${source}[0]`);
+
+    // Read again from the record kept: it runs again, the record done after it does not.
+    await consumer.deliver(source, 0, 1, [{ value: 'transient' }, { value: 'ok-2' }]);
+    expect(calls).toEqual(['ok-0', 'transient', 'ok-2', 'transient']);
+    expect(producer.copies.map((copy) => String(copy.message.value))).toEqual(['transient']);
+    expect(consumer.commits().at(-1)).toBe(`commit ${source}[0]@3`);
+  });
+
+  it('doubles the back-off while copies keep being refused, and never commits past them', async () => {
+    const { consumer, producer, clock, events } = await setUp(async () => {
+      throw new InvalidCurrencyError('XXX');
+    });
+    producer.failSends = 2;
+    await consumer.deliver(source, 0, 5, [{}]);
+    await clock.advance(500);
+    await consumer.deliver(source, 0, 5, [{}]);
+    expect(consumer.commits()).toEqual([]);
+    await clock.advance(1_000);
+    await consumer.deliver(source, 0, 5, [{}]);
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@6`]);
+    expect(events.flatMap((e) => (e.type === 'failed' ? [e.retryInMs] : []))).toEqual([500, 1_000]);
+    expect(producer.copies.map((copy) => copy.topic)).toEqual([dlt]);
+  });
+
+  it('re-delivers after a crash between the copies and the commit: a duplicate copy, nothing lost', async () => {
+    const handler: KafkaHandler = async (message) => {
+      if (String(message.value) === 'transient') throw httpError(503);
+    };
+    // The process dies once the copies are acknowledged, before its commit.
+    const first = await setUp(handler, {
+      afterCopyProduced: () => {
+        throw new Error('killed');
+      },
+    });
+    await first.consumer.deliver(source, 0, 0, [{ value: 'ok' }, { value: 'transient' }, { value: 'ok' }]);
+    expect(first.producer.copies.map((copy) => String(copy.message.value))).toEqual(['transient']);
+    const committed = Number(first.consumer.committed.get(`${source}[0]`) ?? 0);
+    expect(committed).toBe(1);
+    expect(first.events.find((e) => e.type === 'failed')).toMatchObject({ error: { code: 'step-failed' } });
+
+    // A new process reads from the group's commit: the record is handled and copied again.
+    const second = await setUp(handler);
+    await second.consumer.deliver(source, 0, committed, [{ value: 'transient' }, { value: 'ok' }]);
+    expect(
+      second.producer.copies.map((copy) => copy.message.headers?.[KAFKA_HEADERS.originalOffset]),
+    ).toEqual(['1']);
+    expect(second.consumer.commits()).toEqual([`commit ${source}[0]@3`]);
+  });
+
+  it('on stop, commits what was carried out and leaves the rest for the next owner', async () => {
+    const { consumer, retry } = await setUp(
+      async (message) => {
+        if (String(message.value) === 'transient') throw httpError(503);
+      },
+      { plan: billingPlan({ immediate: { retries: 1, delay: '100ms' } }) },
+    );
+    const done = consumer.deliver(source, 0, 0, [{ value: 'ok' }, { value: 'transient' }, { value: 'ok' }]);
+    await flush();
+    // The transient record waits in memory for its immediate retry; the runtime stops.
+    await retry.stop();
+    await done;
+    expect(consumer.log).toEqual([`commit ${source}[0]@1`, `seek ${source}[0]@1`, `pause ${source}[0]`]);
+  });
+
+  it('runs at most `concurrency` handlers at once, across the records and partitions of a consumer', async () => {
+    let running = 0;
+    let most = 0;
+    const gates: Array<() => void> = [];
+    const { consumer } = await setUp(
+      async () => {
+        running++;
+        most = Math.max(most, running);
+        await new Promise<void>((resolve) => gates.push(resolve));
+        running--;
+      },
+      { concurrency: 3 },
+    );
+    const batches = [
+      consumer.deliver(source, 0, 0, [{}, {}, {}, {}]),
+      consumer.deliver(source, 1, 0, [{}, {}, {}, {}]),
+    ];
+    for (let released = 0; released < 8; released++) {
+      await flush();
+      expect(running).toBeLessThanOrEqual(3);
+      gates.shift()?.();
+    }
+    await Promise.all(batches);
+    expect(most).toBe(3);
+    expect(consumer.commits().sort()).toEqual([`commit ${source}[0]@4`, `commit ${source}[1]@4`]);
+  });
+
+  it('runs the records of a batch side by side', async () => {
+    let running = 0;
+    let most = 0;
+    const gates: Array<() => void> = [];
+    const { consumer } = await setUp(async () => {
+      running++;
+      most = Math.max(most, running);
+      await new Promise<void>((resolve) => gates.push(resolve));
+      running--;
+    });
+    const done = consumer.deliver(source, 0, 0, [{}, {}, {}, {}, {}]);
+    await flush();
+    expect(running).toBe(5);
+    for (const open of gates.splice(0)) open();
+    await done;
+    expect(most).toBe(5);
+  });
+
+  it('reports a failed commit and goes on: the next batch’s commit covers it', async () => {
+    const { consumer, events } = await setUp(async () => {});
+    consumer.failCommits = 1;
+    await consumer.deliver(source, 0, 3, [{}]);
+    await consumer.deliver(source, 0, 4, [{}]);
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@5`]);
+    expect(events.find((e) => e.type === 'failed')).toMatchObject({ error: { code: 'commit-failed' } });
+  });
+
+  it('starts no more records once a heartbeat says the group rebalances, and reads them again from there', async () => {
+    const calls: string[] = [];
+    let clock: FakeClock | undefined;
+    const set = await setUp(
+      async (message) => {
+        calls.push(String(message.value));
+        await clock?.advance(600);
+      },
+      { concurrency: 1 },
+    );
+    clock = set.clock;
+    set.consumer.failHeartbeats = 1;
+    await set.consumer.deliver(source, 0, 0, [{ value: 'a' }, { value: 'b' }, { value: 'c' }]);
+    expect(calls).toEqual(['a']);
+    expect(set.consumer.log).toEqual([`commit ${source}[0]@1`, `seek ${source}[0]@1`]);
+  });
+});
+
+describe('the batched engine on the retry topics', () => {
+  const retryHeaders = (attempt: number, notBefore: number) => ({
+    [HEADERS.attempt]: String(attempt),
+    [KAFKA_HEADERS.notBefore]: String(notBefore),
+    ...TRACE,
+  });
+
+  it('runs the due records, pauses the partition at the first one not due, and resumes it when due', async () => {
+    const calls: string[] = [];
+    const { retrying, clock, events } = await setUp(
+      async (message) => void calls.push(String(message.value)),
+    );
+    const now = clock.now();
+    const timestamp = String(now - 500);
+    await retrying.deliver(level1, 0, 0, [
+      { value: 'due', headers: retryHeaders(2, now - 1), timestamp },
+      { value: 'later', headers: retryHeaders(2, now + 400), timestamp },
+      { value: 'due-too', headers: retryHeaders(2, now - 1), timestamp },
+    ]);
+    expect(calls).toEqual(['due']);
+    expect(retrying.log).toEqual([`commit ${level1}[0]@1`, `seek ${level1}[0]@1`, `pause ${level1}[0]`]);
+    expect(events.find((e) => e.type === 'waiting')).toMatchObject({ offset: '1', dueAt: now + 400 });
+    await clock.advance(399);
+    expect(retrying.log).not.toContain(`resume ${level1}[0]`);
+    await clock.advance(1);
+    expect(retrying.log).toContain(`resume ${level1}[0]`);
+    await retrying.deliver(level1, 0, 1, [
+      { value: 'later', headers: retryHeaders(2, now + 400), timestamp },
+      { value: 'due-too', headers: retryHeaders(2, now - 1), timestamp },
+    ]);
+    expect(calls).toEqual(['due', 'later', 'due-too']);
+    expect(retrying.commits().at(-1)).toBe(`commit ${level1}[0]@3`);
+  });
+
+  it('commits nothing and runs nothing when the first record is not due', async () => {
+    const calls: string[] = [];
+    const { retrying, clock } = await setUp(async (message) => void calls.push(String(message.value)));
+    const now = clock.now();
+    await retrying.deliver(level1, 2, 4, [{ headers: retryHeaders(2, now + 1_000), timestamp: String(now) }]);
+    expect(calls).toEqual([]);
+    expect(retrying.log).toEqual([`seek ${level1}[2]@4`, `pause ${level1}[2]`]);
+  });
+
+  it('copies on to the next level and to the dead letter in one pass, with the trace headers on each hop', async () => {
+    const { retrying, producer, clock } = await setUp(async (message) => {
+      if (String(message.value) === 'transient') throw httpError(503);
+      throw new InvalidCurrencyError('unsupported currency XXX');
+    });
+    const now = clock.now();
+    const origin = {
+      [KAFKA_HEADERS.originalTopic]: source,
+      [KAFKA_HEADERS.originalPartition]: '1',
+      [KAFKA_HEADERS.originalOffset]: '40',
+    };
+    await retrying.deliver(level1, 1, 10, [
+      {
+        value: 'transient',
+        headers: { ...retryHeaders(2, now - 1), ...origin },
+        timestamp: String(now - 1_000),
+      },
+      {
+        value: 'permanent',
+        headers: { ...retryHeaders(2, now - 1), ...origin },
+        timestamp: String(now - 1_000),
+      },
+    ]);
+    expect(retrying.commits()).toEqual([`commit ${level1}[1]@12`]);
+    const next = producer.copies.find((copy) => copy.topic === level2);
+    const dead = producer.copies.find((copy) => copy.topic === dlt);
+    expect(next?.message.headers).toMatchObject({
+      ...TRACE,
+      [HEADERS.attempt]: '3',
+      [KAFKA_HEADERS.notBefore]: String(now + 2_000),
+      [KAFKA_HEADERS.originalOffset]: '40',
+    });
+    expect(dead?.message.headers).toMatchObject({
+      ...TRACE,
+      [HEADERS.reason]: 'permanent',
+      [HEADERS.errorName]: 'InvalidCurrencyError',
+      [HEADERS.errorMessage]: 'unsupported currency XXX',
+      [HEADERS.attempt]: '2',
+      [HEADERS.source]: level1,
+      [KAFKA_HEADERS.originalOffset]: '40',
+    });
+    expect(header(dead?.message.headers, HEADERS.because)).toBeTruthy();
+    // Ours replaced, never carried twice.
+    for (const copy of producer.copies)
+      expect(Array.isArray(copy.message.headers?.[HEADERS.attempt])).toBe(false);
+  });
+
+  it('dead-letters the last attempt as exhausted, with its reason headers', async () => {
+    const { retrying, producer, clock } = await setUp(async () => {
+      throw httpError(503);
+    });
+    const now = clock.now();
+    const level3 = kafka.levels[2]?.destination ?? '';
+    await retrying.deliver(level3, 0, 0, [
+      { headers: retryHeaders(4, now - 1), timestamp: String(now - 4_000) },
+    ]);
+    expect(producer.copies.map((copy) => copy.topic)).toEqual([dlt]);
+    expect(producer.copies[0]?.message.headers).toMatchObject({
+      ...TRACE,
+      [HEADERS.reason]: 'exhausted',
+      [HEADERS.attempt]: '4',
+      [HEADERS.source]: level3,
+    });
+    expect(retrying.commits()).toEqual([`commit ${level3}[0]@1`]);
+  });
+
+  it('holds a topic that is not in the plan, uncommitted', async () => {
+    const { retrying, events } = await setUp(async () => {});
+    await retrying.deliver('elsewhere', 0, 3, [{}]);
+    expect(retrying.log).toEqual(['seek elsewhere[0]@3', 'pause elsewhere[0]']);
+    expect(events.find((e) => e.type === 'failed')).toMatchObject({ error: { code: 'unknown-topic' } });
+  });
+});
