@@ -4,6 +4,7 @@ import type {
   ConsumerLike,
   KafkaClient,
   KafkaDeadLetterAdmin,
+  KafkaEngine,
   ProducerLike,
 } from '../../runtime/kafka';
 import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
@@ -18,6 +19,14 @@ export type KitName = KafkaClient;
 
 export const KIT_NAME: KitName = process.env.KAFKA_CLIENT === 'confluent' ? 'confluent' : 'kafkajs';
 export const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
+
+/**
+ * The engine the runtime runs on in the integration tests and their worker processes:
+ * RETRY_TOPOLOGY_KAFKA_ENGINE=batched runs the same files on the batched engine (tests of
+ * per-key order are skipped there), else the default, per-record.
+ */
+export const KAFKA_ENGINE: KafkaEngine =
+  process.env.RETRY_TOPOLOGY_KAFKA_ENGINE === 'batched' ? 'batched' : 'per-record';
 
 export interface ConsumerSettings {
   maxWaitTimeInMs?: number;

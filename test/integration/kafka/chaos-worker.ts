@@ -11,7 +11,7 @@
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
 import { type ConsumerLike, createKafkaRetry } from '../../../runtime/kafka';
-import { FAST, kit } from '../../support/kafka-kit';
+import { FAST, KAFKA_ENGINE, kit } from '../../support/kafka-kit';
 
 class InvalidCurrencyError extends Error {
   override name = 'InvalidCurrencyError';
@@ -40,6 +40,7 @@ async function main() {
     client: client.client,
     viewConsumer: (groupId) => client.consumer(groupId, settings),
     fromBeginning: true,
+    engine: KAFKA_ENGINE,
     meter: undefined,
     ...(maxQueued ? { maxQueuedPerPartition: maxQueued } : {}),
     onEvent: (event) => {

@@ -1,6 +1,6 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { ProducerLike } from '../../../runtime/kafka';
-import { Harness, http503, kafkaPlan, uniqueName, waitFor } from './support';
+import { describePerKey, Harness, http503, kafkaPlan, uniqueName, waitFor } from './support';
 
 /**
  * park-key when a record's copy reached the retry chain but its source commit did not (the
@@ -39,7 +39,7 @@ const plan = (name: string, maxAttempts = 2) =>
     backoff: { type: 'list', delays: Array.from({ length: maxAttempts - 1 }, () => '1s') },
   });
 
-describe('park-key: a copy in the chain whose source commit did not land', () => {
+describePerKey('park-key: a copy in the chain whose source commit did not land', () => {
   it('a produce whose reply was lost: the record is not handled again from the source', async () => {
     harness = await new Harness(plan('lost-ack')).open();
     const real = harness.producer;

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { KafkaRetryEvent } from '../../../runtime/kafka';
 import { SourceProgress } from '../../../runtime/kafka/source-progress';
-import { Harness, kafkaPlan, uniqueName, waitFor } from './support';
+import { describePerKey, Harness, kafkaPlan, uniqueName, waitFor } from './support';
 
 /**
  * park-key started on a main group whose commit it did not write: a plain consumer's, one
@@ -58,7 +58,7 @@ async function runFrom(name: string, records: number, offset: number, metadata: 
 
 const values = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `r${from + i}`);
 
-describe('park-key on a main group committed by something else', () => {
+describePerKey('park-key on a main group committed by something else', () => {
   it('a plain consumer’s commit, with its own metadata: every record from the commit is handled, one warning', async () => {
     const { handled, ignored } = await runFrom('plain-commit', 8, 3, 'checkpoint 42', 5);
     expect(handled).toEqual(values(3, 8));

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
 import type { ConsumedMessage, KafkaHeaders } from '../../../runtime/kafka';
-import { Harness, header, http503, kafkaPlan, uniqueName, waitFor } from './support';
+import { describePerKey, Harness, header, http503, kafkaPlan, uniqueName, waitFor } from './support';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -38,7 +38,7 @@ const expected = (extra: Record<string, string>) =>
     ]),
   );
 
-describe('application headers on a real Kafka', () => {
+describePerKey('application headers on a real Kafka', () => {
   it('survive every hop byte for byte: retry topics, parked copies, the dead-letter topic', async () => {
     const plan = kafkaPlan(uniqueName('headers'), {
       ordering: 'per-key',

@@ -2,8 +2,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
-import { Harness, kafkaPlan, uniqueName, waitFor } from './support';
+import { afterEach, expect, it } from 'vitest';
+import { describePerKey, Harness, kafkaPlan, uniqueName, waitFor } from './support';
 
 let harness: Harness | undefined;
 const workers: ChildProcess[] = [];
@@ -35,7 +35,7 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   });
 }
 
-describe('park-key with processes killed (SIGKILL) mid-run', () => {
+describePerKey('park-key with processes killed (SIGKILL) mid-run', () => {
   it('loses nothing and keeps per-key order across two kills; duplicates only from the kills', async () => {
     const plan = kafkaPlan(uniqueName('kill'), {
       ordering: 'per-key',

@@ -1,7 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import type { AdminLike } from '../../../runtime/kafka';
 import { KAFKA_HEADERS } from '../../../runtime/kafka';
-import { Harness, kafkaPlan, uniqueName, waitFor } from './support';
+import { describePerKey, Harness, kafkaPlan, uniqueName, waitFor } from './support';
 
 /**
  * park-key with a large retry chain: a long outage leaves more copies waiting than the chain
@@ -19,7 +19,7 @@ afterEach(async () => {
 const COPIES = 12_000;
 const RECORDS = 300;
 
-describe('park-key with more copies in the chain than the view keeps between snapshots', () => {
+describePerKey('park-key with more copies in the chain than the view keeps between snapshots', () => {
   it('handles source records without a snapshot each', async () => {
     // One level of 10 minutes: the copies stay in the chain for the whole test.
     const plan = kafkaPlan(uniqueName('large-chain'), {

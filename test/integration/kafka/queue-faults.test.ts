@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, expect, it } from 'vitest';
 import {
   type ConsumerLike,
   createKafkaRetry,
@@ -6,7 +6,7 @@ import {
   type KafkaRetryEvent,
   type ProducerLike,
 } from '../../../runtime/kafka';
-import { FAST, Harness, http503, kafkaPlan, uniqueName, waitFor } from './support';
+import { describePerKey, FAST, Harness, http503, kafkaPlan, uniqueName, waitFor } from './support';
 
 /**
  * park-key when a step fails while records of a key wait in memory: a failed produce while a
@@ -41,7 +41,7 @@ function ordersHandler(failures: Record<string, number>) {
 const isParked = (record: Parameters<ProducerLike['send']>[0]) =>
   record.messages.some((message) => message.headers[KAFKA_HEADERS.parked] !== undefined);
 
-describe('park-key: faults while records wait behind their key', () => {
+describePerKey('park-key: faults while records wait behind their key', () => {
   it('a produce that fails while a full queue is parked leaves the rest queued, in order', async () => {
     harness = await new Harness(kafkaPlan(uniqueName('park-fail'), { ordering: 'per-key' })).open();
     const real = harness.producer;

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { type Admin, type Consumer, type ConsumerConfig, Kafka, logLevel } from 'kafkajs';
+import { describe, type TestContext } from 'vitest';
 import type { KafkaPlan, PolicyInput, RetryPlan } from '../../../policy';
 import type { MeterLike } from '../../../runtime';
 import {
@@ -14,6 +15,7 @@ import {
   BROKERS,
   type ConsumerSettings,
   FAST,
+  KAFKA_ENGINE,
   type Kit,
   type KitAdmin,
   type KitConsumer,
@@ -21,7 +23,7 @@ import {
   kit,
 } from '../../support/kafka-kit';
 
-export { BROKERS, FAST };
+export { BROKERS, FAST, KAFKA_ENGINE };
 
 /**
  * The tests' own KafkaJS client, for what is checked rather than tested: reading topics back,
@@ -33,6 +35,20 @@ export const kafka = new Kafka({
   brokers: BROKERS,
   logLevel: logLevel.NOTHING,
 });
+
+/** Why a test of per-key order does not run on the batched engine (RETRY_TOPOLOGY_KAFKA_ENGINE=batched). */
+const PER_KEY_SKIPPED = 'the batched engine refuses per-key plans (KafkaRetryError batched-per-key)';
+
+/** `describe` for tests that all keep per-key order: skipped on the batched engine, the reason in its name. */
+export function describePerKey(name: string, body: () => void): void {
+  if (KAFKA_ENGINE === 'batched') describe.skip(`${name} (skipped: ${PER_KEY_SKIPPED})`, body);
+  else describe(name, body);
+}
+
+/** The first line of a test of per-key order among others: skipped on the batched engine, the reason as its note. */
+export function skipPerKey(context: TestContext): void {
+  context.skip(KAFKA_ENGINE === 'batched', PER_KEY_SKIPPED);
+}
 
 /** A fresh name per test run: other engineers' tests share the broker. */
 export function uniqueName(prefix: string): string {
@@ -125,6 +141,7 @@ export class Harness {
       client: client.client,
       viewConsumer: (groupId) => client.consumer(groupId, { ...FAST, fromBeginning: true }),
       fromBeginning: true,
+      engine: KAFKA_ENGINE,
       ...options,
     });
     const main = client.consumer(this.target.consumerGroup, {
