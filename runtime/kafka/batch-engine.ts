@@ -123,7 +123,9 @@ export class BatchEngine {
     await this.send(entries);
     const last = messages[messages.length - 1] as ConsumedMessage;
     const point = commitPoint(entries, hold, BigInt(last.offset));
-    for (const entry of entries) if (entry.done && entry.offset > point) ahead.add(entry.offset);
+    for (const entry of entries) {
+      if (entry.done && entry.offset > point) ahead.add(entry.offset, entry.d.message.timestamp);
+    }
     await this.commit(topic, partition, point, BigInt(first.offset), ahead);
     this.position(batch, entries, hold, point, last);
     this.report(entries);
@@ -140,7 +142,7 @@ export class BatchEngine {
     const entries: Entry[] = [];
     for (const message of messages) {
       const offset = BigInt(message.offset);
-      const doneBefore = ahead.has(offset);
+      const doneBefore = ahead.has(offset, message.timestamp);
       if (level && !doneBefore) {
         const notBefore = headerText(message.headers, KAFKA_HEADERS.notBefore);
         const due = dueAt(notBefore, message.timestamp, level.waitMs);

@@ -9,19 +9,24 @@
  * ack, or an acknowledged copy) carried out by this process.
  */
 export class DoneAhead {
-  private readonly done = new Set<bigint>();
+  /**
+   * Offset to the record's timestamp. A record read again has the same two; a topic deleted and
+   * created again under its name starts its offsets over, and a new record taken for a done one
+   * would be lost, so an offset alone does not make a record done.
+   */
+  private readonly done = new Map<bigint, string>();
 
-  has(offset: bigint): boolean {
-    return this.done.has(offset);
+  has(offset: bigint, timestamp: string): boolean {
+    return this.done.get(offset) === timestamp;
   }
 
-  add(offset: bigint): void {
-    this.done.add(offset);
+  add(offset: bigint, timestamp: string): void {
+    this.done.set(offset, timestamp);
   }
 
   /** The group's commit reached `offset`: what is below it is never read again from here. */
   committed(offset: bigint): void {
-    for (const each of this.done) if (each < offset) this.done.delete(each);
+    for (const each of this.done.keys()) if (each < offset) this.done.delete(each);
   }
 
   get size(): number {
