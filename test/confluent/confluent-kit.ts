@@ -6,7 +6,7 @@
  * the runtime's contract types below fail to compile if the client drifts.
  */
 import type { KafkaJS } from '@confluentinc/kafka-javascript';
-import type { AdminLike, ConsumerLike, ProducerLike } from '../../runtime/kafka';
+import type { AdminLike, ConsumerLike, EachBatchPayloadLike, ProducerLike } from '../../runtime/kafka';
 import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
 import type { ConsumerSettings, Kit, KitAdmin, KitConsumer, KitProducer } from '../support/kafka-kit';
 import { BROKERS } from '../support/kafka-kit';
@@ -15,6 +15,8 @@ import { BROKERS } from '../support/kafka-kit';
 export const asConsumer = (consumer: KafkaJS.Consumer): ConsumerLike => consumer;
 export const asProducer = (producer: KafkaJS.Producer): ProducerLike => producer;
 export const asAdmin = (admin: KafkaJS.Admin): AdminLike => admin;
+/** What the client hands to `eachBatch` is what the batched engine reads. */
+export const asBatch = (payload: KafkaJS.EachBatchPayload): EachBatchPayloadLike => payload;
 
 export async function confluentKit(): Promise<Kit> {
   const { KafkaJS: api } = await import('@confluentinc/kafka-javascript');
