@@ -132,9 +132,9 @@ describe('the batched engine (fake kafkajs clients)', () => {
       if (value === 'permanent') throw new InvalidCurrencyError('XXX');
     });
     await consumer.deliver(source, 2, 0, [
-      { value: 'transient' },
+      { value: 'transient', headers: TRACE },
       { value: 'ok' },
-      { value: 'permanent' },
+      { value: 'permanent', headers: TRACE },
       { value: 'transient' },
     ]);
     expect([...consumer.log].sort()).toEqual(
@@ -149,9 +149,18 @@ describe('the batched engine (fake kafkajs clients)', () => {
       partition: 2,
     });
     expect(retried?.message.headers).toMatchObject({
+      ...TRACE,
       [HEADERS.attempt]: '2',
       [KAFKA_HEADERS.notBefore]: String(clock.now() + 1_000),
       [KAFKA_HEADERS.originalOffset]: '0',
+    });
+    const dead = producer.copies.find((copy) => copy.topic === dlt);
+    expect(dead?.message.headers).toMatchObject({
+      ...TRACE,
+      [HEADERS.reason]: 'permanent',
+      [HEADERS.errorName]: 'InvalidCurrencyError',
+      [HEADERS.source]: source,
+      [KAFKA_HEADERS.originalOffset]: '2',
     });
   });
 
