@@ -1,4 +1,4 @@
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
 import type { ConsumedMessage, KafkaHeaders } from '../../../runtime/kafka';
 import { describePerKey, Harness, header, http503, kafkaPlan, uniqueName, waitFor } from './support';
@@ -109,5 +109,58 @@ describePerKey('application headers on a real Kafka', () => {
     expect(String(dead.value)).toBe('A');
     expect(applicationHeaders(dead.headers)).toEqual(withBinary({ 'x-message': 'A' }));
     expect(header(dead, HEADERS.reason)).toBe('exhausted');
+  });
+});
+
+describe('application headers on a real Kafka, without key order (either engine)', () => {
+  it('survive every hop byte for byte: retry topics and the dead-letter topic', async () => {
+    const plan = kafkaPlan(uniqueName('headers-plain'), {
+      maxAttempts: 3,
+      backoff: { type: 'list', delays: ['300ms', '600ms'] },
+    });
+    harness = await new Harness(plan).open();
+    const { target } = harness;
+    const seen: Array<{ id: string; attempt: number; headers: Record<string, string> }> = [];
+    await harness.start({
+      handler: async (message, context) => {
+        const id = String(message.value);
+        seen.push({ id, attempt: context.attempt, headers: applicationHeaders(message.headers) });
+        if (id === 'A') throw http503();
+      },
+    });
+    await harness.producer.send({
+      topic: target.sourceTopic,
+      messages: ['A', 'B'].map((value) => ({
+        key: Buffer.from(`order-${value}`),
+        value: Buffer.from(value),
+        partition: 0,
+        headers: { ...TRACED, 'x-message': value, 'x-binary': BINARY },
+      })),
+    });
+
+    const [dead] = await harness.readAll(target.deadLetterTopic, 1, 30_000);
+    const withBinary = (extra: Record<string, string>) => ({
+      ...expected(extra),
+      'x-binary': BINARY.toString('hex'),
+    });
+    expect(seen.map((each) => [each.id, each.attempt]).sort()).toEqual([
+      ['A', 1],
+      ['A', 2],
+      ['A', 3],
+      ['B', 1],
+    ]);
+    for (const each of seen) expect(each.headers).toEqual(withBinary({ 'x-message': each.id }));
+
+    const level1 = await harness.readAll(target.levels[0]?.destination ?? '', 1, 20_000);
+    const level2 = await harness.readAll(target.levels[1]?.destination ?? '', 1, 20_000);
+    for (const copy of [...level1, ...level2]) {
+      expect(applicationHeaders(copy.headers)).toEqual(withBinary({ 'x-message': 'A' }));
+      for (const value of Object.values(copy.headers ?? {})) expect(Array.isArray(value)).toBe(false);
+    }
+    if (!dead) throw new Error('no dead letter');
+    expect(String(dead.value)).toBe('A');
+    expect(applicationHeaders(dead.headers)).toEqual(withBinary({ 'x-message': 'A' }));
+    expect(header(dead, HEADERS.reason)).toBe('exhausted');
+    expect(header(dead, HEADERS.attempt)).toBe('3');
   });
 });
