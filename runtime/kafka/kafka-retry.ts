@@ -29,8 +29,8 @@ export interface KafkaRetry {
 /**
  * The Kafka adapter: the policy's retry behaviour over a retry topic per level and a
  * dead-letter topic, with per-key order kept when the plan says `park-key` (docs/kafka.md).
- * `engine` picks how records are read and carried out: one at a time per partition (the
- * default, delivery.ts), or a batch at a time (batch-engine.ts, plans without key order).
+ * `engine` picks how records are read and carried out: a batch at a time (batch-engine.ts, the
+ * default for plans without key order), or one at a time per partition (delivery.ts, park-key).
  */
 export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   const rules = targetRules(options.plan, 'kafka');
@@ -46,7 +46,8 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   });
   const stopping = new AbortController();
   const gates: PartitionGate[] = [];
-  const engine = options.engine ?? KAFKA_DEFAULTS.engine;
+  // Batched unless the plan keeps key order, which only the per-record engine does for now.
+  const engine = options.engine ?? (rules.ordering === 'park-key' ? 'per-record' : 'batched');
   if (engine === 'batched' && rules.ordering === 'park-key') {
     throw new KafkaRetryError(
       'batched-per-key',

@@ -93,10 +93,11 @@ export interface KafkaRetryOptions {
    */
   partitionsConsumedConcurrently?: number;
   /**
-   * How records are read and carried out. 'per-record' (the default): one record at a time per
-   * partition, each with its own produce and commit. 'batched': a fetched batch at a time, its
-   * handlers side by side up to `concurrency`, its copies sent together and one commit per batch
-   * (docs/kafka.md, "The batched engine"). Not for a per-key plan: refused with `batched-per-key`.
+   * How records are read and carried out. 'batched' (the default for plans without key order):
+   * a fetched batch at a time, its handlers side by side up to `concurrency`, its copies sent
+   * together and one commit per batch (docs/kafka.md, "The batched engine"); refused for a
+   * park-key plan with `batched-per-key`. 'per-record' (the default for park-key plans): one
+   * record at a time per partition, each with its own produce and commit.
    */
   engine?: KafkaEngine;
   /**
@@ -116,7 +117,6 @@ export interface KafkaRetryOptions {
 
 export const KAFKA_DEFAULTS = {
   client: 'kafkajs' as KafkaClient,
-  engine: 'per-record' as KafkaEngine,
   /**
    * Enough handler calls at once to hide a downstream service's tens of milliseconds, few
    * enough not to flood it; a fetched batch is often hundreds of records.

@@ -10,7 +10,7 @@ import {
   KAFKA_PRODUCER_SETTINGS,
   type KafkaRetry,
 } from '../../runtime/kafka';
-import { KAFKA_ENGINE } from '../support/kafka-kit';
+import { ENGINE_OPTION } from '../support/kafka-kit';
 import {
   behaviour,
   type FaultWindow,
@@ -173,7 +173,7 @@ describe('Kafka cluster: retry-topic leaders killed while records wait and copie
       producer: copies,
       fromBeginning: true,
       // RETRY_TOPOLOGY_KAFKA_ENGINE=batched runs the kills on the batched engine.
-      engine: KAFKA_ENGINE,
+      ...ENGINE_OPTION,
       failureBackoff: { initialMs: 200, maxMs: 5_000 },
       // One partition at a time cannot keep up with acks-all copies on a loaded two-core machine.
       partitionsConsumedConcurrently: 6,

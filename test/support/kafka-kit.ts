@@ -22,11 +22,20 @@ export const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
 
 /**
  * The engine the runtime runs on in the integration tests and their worker processes:
- * RETRY_TOPOLOGY_KAFKA_ENGINE=batched runs the same files on the batched engine (tests of
- * per-key order are skipped there), else the default, per-record.
+ * RETRY_TOPOLOGY_KAFKA_ENGINE=batched or =per-record runs the same files with `engine` set to
+ * it (tests of per-key order are skipped then: see describePerKey), else the runtime's default
+ * (batched, per-record for park-key plans).
  */
-export const KAFKA_ENGINE: KafkaEngine =
-  process.env.RETRY_TOPOLOGY_KAFKA_ENGINE === 'batched' ? 'batched' : 'per-record';
+export const KAFKA_ENGINE: KafkaEngine | undefined = engineFrom(process.env.RETRY_TOPOLOGY_KAFKA_ENGINE);
+
+function engineFrom(value: string | undefined): KafkaEngine | undefined {
+  if (value === undefined || value === '') return undefined;
+  if (value === 'batched' || value === 'per-record') return value;
+  throw new Error(`RETRY_TOPOLOGY_KAFKA_ENGINE is "${value}": use batched or per-record, or leave it unset`);
+}
+
+/** The runtime option for KAFKA_ENGINE: `{ engine }` when set, else nothing (the default). */
+export const ENGINE_OPTION: { engine?: KafkaEngine } = KAFKA_ENGINE ? { engine: KAFKA_ENGINE } : {};
 
 export interface ConsumerSettings {
   maxWaitTimeInMs?: number;

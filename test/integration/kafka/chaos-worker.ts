@@ -11,7 +11,7 @@
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
 import { type ConsumerLike, createKafkaRetry } from '../../../runtime/kafka';
-import { FAST, KAFKA_ENGINE, kit } from '../../support/kafka-kit';
+import { ENGINE_OPTION, FAST, kit } from '../../support/kafka-kit';
 
 class InvalidCurrencyError extends Error {
   override name = 'InvalidCurrencyError';
@@ -40,7 +40,7 @@ async function main() {
     client: client.client,
     viewConsumer: (groupId) => client.consumer(groupId, settings),
     fromBeginning: true,
-    engine: KAFKA_ENGINE,
+    ...ENGINE_OPTION,
     meter: undefined,
     ...(maxQueued ? { maxQueuedPerPartition: maxQueued } : {}),
     onEvent: (event) => {

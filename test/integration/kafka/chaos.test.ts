@@ -137,7 +137,7 @@ describe.each([
   { name: 'park-key, queue in memory', ordering: 'per-key', maxQueued: undefined },
   // Three queued records per partition: busy keys switch to parked copies and back all the time.
   { name: 'park-key, queue of 3, parking past it', ordering: 'per-key', maxQueued: 3 },
-  // No key order (either engine; the batched one on RETRY_TOPOLOGY_KAFKA_ENGINE=batched): the
+  // No key order (the batched engine; the per-record one on RETRY_TOPOLOGY_KAFKA_ENGINE=per-record): the
   // same outcomes, headers and duplicates, with records of a key free to overtake each other.
   { name: 'no key order', ordering: 'none', maxQueued: undefined },
 ] as const)('under chaos: $name', ({ ordering, maxQueued }) => {

@@ -7,7 +7,7 @@
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
 import { createKafkaRetry } from '../../../runtime/kafka';
-import { FAST, KAFKA_ENGINE, kit } from '../../support/kafka-kit';
+import { ENGINE_OPTION, FAST, kit } from '../../support/kafka-kit';
 
 async function main() {
   const plan = JSON.parse(process.env.WORKER_PLAN ?? '') as RetryPlan;
@@ -27,7 +27,7 @@ async function main() {
     client: client.client,
     viewConsumer: (groupId) => client.consumer(groupId, settings),
     fromBeginning: true,
-    engine: KAFKA_ENGINE,
+    ...ENGINE_OPTION,
     meter: undefined,
     handler: async (message, context) => {
       const value = String(message.value);

@@ -4,6 +4,7 @@ import { HEADERS } from '../../../runtime';
 import {
   createKafkaRetry,
   KAFKA_HEADERS,
+  type KafkaEngine,
   type KafkaHandler,
   type KafkaRetryEvent,
   type KafkaRetryOptions,
@@ -11,7 +12,6 @@ import {
 import { FakeClock, flush } from '../../support/fake-clock';
 import { billingPlan, httpError, InvalidCurrencyError } from '../plan-fixture';
 import { BatchConsumer, BatchProducer } from './batch-fakes';
-import { FakeConsumer } from './fakes';
 
 /**
  * The batched engine (engine: 'batched') on fake clients typed against kafkajs and a fake clock:
@@ -70,23 +70,53 @@ const header = (headers: unknown, name: string) => {
   return value === undefined ? undefined : String(value);
 };
 
+function perKeyPlan(): RetryPlan {
+  return billingPlan({
+    ordering: 'per-key',
+    targets: {
+      kafka: { topic: 'bookstore.orders', consumerGroup: 'billing', partitions: 3, replicationFactor: 1 },
+    },
+  });
+}
+
 describe('choosing the engine', () => {
-  it('keeps the per-record engine by default (eachMessage)', async () => {
-    const consumer = new FakeConsumer();
+  /** The `run` config the runtime gives the consumer, for a plan and the engine asked for. */
+  async function runConfig(given: RetryPlan, engine?: KafkaEngine) {
+    const consumer = new BatchConsumer();
     const retry = createKafkaRetry({
-      plan,
+      plan: given,
+      ...(engine ? { engine } : {}),
       handler: async () => {},
       producer: new BatchProducer([]),
       meter: undefined,
     });
-    let config: Parameters<FakeConsumer['run']>[0] | undefined;
-    const run = consumer.run.bind(consumer);
-    consumer.run = async (given) => {
-      config = given;
-      await run(given);
-    };
     await retry.runMain(consumer);
+    return consumer.config;
+  }
+
+  it('reads batches by default for a plan without key order (eachBatch)', async () => {
+    const config = await runConfig(plan);
+    expect(config?.eachBatch).toBeTypeOf('function');
+    expect(config?.eachMessage).toBeUndefined();
+  });
+
+  it("keeps the per-record engine when asked (engine: 'per-record', eachMessage)", async () => {
+    const config = await runConfig(plan, 'per-record');
     expect(config?.eachMessage).toBeTypeOf('function');
+    expect(config?.eachBatch).toBeUndefined();
+  });
+
+  it('stays on the per-record engine by default for a plan that keeps key order (park-key)', () => {
+    // Set up on the batched engine, this plan is refused with batched-per-key before anything
+    // else; on the per-record one, it needs the chain view first.
+    expect(() =>
+      createKafkaRetry({
+        plan: perKeyPlan(),
+        handler: async () => {},
+        producer: new BatchProducer([]),
+        meter: undefined,
+      }),
+    ).toThrow(expect.objectContaining({ name: 'KafkaRetryError', code: 'ordering-needs-view' }));
   });
 
   it("reads batches with eachBatch, resolving and committing itself, with engine 'batched'", async () => {
@@ -97,12 +127,7 @@ describe('choosing the engine', () => {
   });
 
   it("refuses 'batched' for a plan that keeps key order, with a code", () => {
-    const perKey = billingPlan({
-      ordering: 'per-key',
-      targets: {
-        kafka: { topic: 'bookstore.orders', consumerGroup: 'billing', partitions: 3, replicationFactor: 1 },
-      },
-    });
+    const perKey = perKeyPlan();
     expect(perKey.targets.kafka?.ordering).toBe('park-key');
     expect(() =>
       createKafkaRetry({

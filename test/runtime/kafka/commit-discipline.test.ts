@@ -23,6 +23,8 @@ async function setUp(handler: KafkaHandler, extra: { afterCopyProduced?: () => v
   const events: KafkaRetryEvent[] = [];
   const retry = createKafkaRetry({
     plan,
+    // The per-record engine's discipline (the batched one's is in batch-engine.test.ts).
+    engine: 'per-record',
     handler,
     producer,
     clock,
@@ -78,6 +80,7 @@ describe('the commit discipline (fake clients)', () => {
     const producer = new FakeProducer(consumer.log);
     const retry = createKafkaRetry({
       plan: lowered,
+      engine: 'per-record',
       handler: async () => {
         throw httpError(503);
       },
