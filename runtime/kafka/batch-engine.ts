@@ -123,10 +123,14 @@ export class BatchEngine {
     await this.send(entries);
     const last = messages[messages.length - 1] as ConsumedMessage;
     const point = commitPoint(entries, hold, BigInt(last.offset));
+    const committed = await this.commit(topic, partition, point, BigInt(first.offset), ahead);
+    // Done records the commit does not cover are remembered, so that reading them again (after
+    // a refused copy, or a failed commit while the group rejoins and this member keeps the
+    // partition) skips them instead of running and copying them a second time.
     for (const entry of entries) {
-      if (entry.done && entry.offset > point) ahead.add(entry.offset, entry.d.message.timestamp);
+      if (entry.done && (!committed || entry.offset > point))
+        ahead.add(entry.offset, entry.d.message.timestamp);
     }
-    await this.commit(topic, partition, point, BigInt(first.offset), ahead);
     this.position(batch, entries, hold, point, last);
     this.report(entries);
   }
@@ -231,7 +235,7 @@ export class BatchEngine {
   /**
    * 5. One commit for the batch, when it moves past the batch's first record. A failed commit is
    * reported and not retried: the next batch's commit covers it, and if none comes (a rebalance)
-   * the records are read again.
+   * the records are read again. False when it failed.
    */
   private async commit(
     topic: string,
@@ -239,12 +243,13 @@ export class BatchEngine {
     point: bigint,
     firstOffset: bigint,
     ahead: DoneAhead,
-  ): Promise<void> {
-    if (point <= firstOffset) return;
+  ): Promise<boolean> {
+    if (point <= firstOffset) return true;
     const { rt, consumer, role } = this.parts;
     try {
       await consumer.commitOffsets([{ topic, partition, offset: String(point) }]);
       ahead.committed(point);
+      return true;
     } catch (cause) {
       const error = new KafkaRetryError(
         'commit-failed',
@@ -254,6 +259,7 @@ export class BatchEngine {
         },
       );
       rt.emit({ type: 'failed', role, topic, partition, offset: String(point - 1n), error });
+      return false;
     }
   }
 

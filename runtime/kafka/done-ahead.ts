@@ -1,7 +1,10 @@
 /**
- * The records of one topic-partition the batched engine carried out past the first one it could
- * not (a refused copy): the commit stays below that one, the partition is read again from it
- * after a back-off, and these are then skipped instead of run a second time.
+ * The records of one topic-partition the batched engine carried out that the group's commit does
+ * not cover yet, and that this member may read again: those past the first record it could not
+ * carry out (a refused copy; the commit stays below it and the partition is read again from it
+ * after a back-off), and those of a batch whose commit failed (the group rejoined: a member that
+ * keeps the partition reads again from the last commit). Read again, they are skipped instead of
+ * run and copied a second time; the next commit that lands past them forgets them.
  *
  * In memory only, and nothing is written in a commit's metadata: after a crash or a move to
  * another member every record from the group's commit runs again (duplicates, never a loss).

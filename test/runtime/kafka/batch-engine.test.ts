@@ -365,6 +365,23 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(events.find((e) => e.type === 'failed')).toMatchObject({ error: { code: 'commit-failed' } });
   });
 
+  it('after a failed commit, a batch read again from the last commit is not run again, and its commit is made', async () => {
+    const calls: string[] = [];
+    const { consumer, producer } = await setUp(async (message) => {
+      calls.push(String(message.value));
+      if (String(message.value) === 'transient') throw httpError(503);
+    });
+    consumer.failCommits = 1;
+    const batch = [{ value: 'ok' }, { value: 'transient' }, { value: 'ok-2' }];
+    await consumer.deliver(source, 0, 3, batch);
+    expect(consumer.commits()).toEqual([]);
+    // The group rejoined and this member kept the partition: it reads from the last commit again.
+    await consumer.deliver(source, 0, 3, batch);
+    expect(calls).toEqual(['ok', 'transient', 'ok-2']);
+    expect(producer.sent).toHaveLength(1);
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@6`]);
+  });
+
   it('starts no more records once a heartbeat says the group rebalances, and reads them again from there', async () => {
     const calls: string[] = [];
     let clock: FakeClock | undefined;
