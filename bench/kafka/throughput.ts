@@ -74,6 +74,7 @@ import { performance } from 'node:perf_hooks';
 import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs';
 import type { KafkaPlan } from '../../policy';
 import {
+  type ConsumedMessage,
   createKafkaRetry,
   declareKafkaTopology,
   KAFKA_DEFAULTS,
@@ -400,6 +401,24 @@ async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
     const subscription = { topics: [target.sourceTopic], ...(kafkajs ? { fromBeginning: true } : {}) };
     // KafkaJS takes autoCommit per run; the kit's Confluent consumer has it off in its config.
     const manualCommit = kafkajs ? { autoCommit: false } : {};
+    /** Lines 2 and 3: eachBatch, `work` on each batch, then one commit past it. */
+    const batchLine =
+      (raw: KitConsumer, work: (partition: number, messages: ConsumedMessage[]) => Promise<void>) =>
+      async () => {
+        await raw.subscribe(subscription);
+        await raw.run({
+          ...manualCommit,
+          partitionsConsumedConcurrently: CONCURRENT_PARTITIONS,
+          eachBatch: async (payload) => {
+            const { topic, partition, messages } = payload.batch;
+            const last = messages[messages.length - 1];
+            if (!last || payload.isStale()) return;
+            await work(partition, messages);
+            await raw.commitOffsets([{ topic, partition, offset: String(BigInt(last.offset) + 1n) }]);
+            for (const message of messages) progress.mark(partition, message.offset);
+          },
+        });
+      };
     let start: () => Promise<void>;
     if (line.kind === 'runtime') {
       const made = client.producer();
@@ -440,20 +459,7 @@ async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
       const raw = client.consumer(groupId, SETTINGS);
       consumer = raw;
       await raw.connect();
-      start = async () => {
-        await raw.subscribe(subscription);
-        await raw.run({
-          ...manualCommit,
-          partitionsConsumedConcurrently: CONCURRENT_PARTITIONS,
-          eachBatch: async (payload) => {
-            const { topic, partition, messages } = payload.batch;
-            const last = messages[messages.length - 1];
-            if (!last || payload.isStale()) return;
-            await raw.commitOffsets([{ topic, partition, offset: String(BigInt(last.offset) + 1n) }]);
-            for (const message of messages) progress.mark(partition, message.offset);
-          },
-        });
-      };
+      start = batchLine(raw, async () => {});
     } else {
       const made = client.producer();
       producer = made;
@@ -462,38 +468,26 @@ async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
       await Promise.all([made.connect(), raw.connect()]);
       // The Confluent client refuses a per-send acks; its producer has -1 in its config (the kit's).
       const acks = kafkajs ? { acks: -1 } : {};
-      start = async () => {
-        await raw.subscribe(subscription);
-        await raw.run({
-          ...manualCommit,
-          partitionsConsumedConcurrently: CONCURRENT_PARTITIONS,
-          eachBatch: async (payload) => {
-            const { topic, partition, messages } = payload.batch;
-            const last = messages[messages.length - 1];
-            if (!last || payload.isStale()) return;
-            const copies: OutgoingMessage[] = [];
-            for (const message of messages) {
-              try {
-                await failing();
-              } catch {
-                copies.push({
-                  key: message.key,
-                  value: message.value,
-                  partition,
-                  headers: { [target.attemptHeader]: '2' },
-                });
-              }
-            }
-            // One send per batch; more only past MAX_SEND_BYTES (KafkaJS batches can be ~1 MB).
-            // A refused send throws: the client reads the batch again.
-            await Promise.all(
-              inSends(copies).map((messages) => made.send({ topic: retryTopic, messages, ...acks })),
-            );
-            await raw.commitOffsets([{ topic, partition, offset: String(BigInt(last.offset) + 1n) }]);
-            for (const message of messages) progress.mark(partition, message.offset);
-          },
-        });
-      };
+      start = batchLine(raw, async (partition, messages) => {
+        const copies: OutgoingMessage[] = [];
+        for (const message of messages) {
+          try {
+            await failing();
+          } catch {
+            copies.push({
+              key: message.key,
+              value: message.value,
+              partition,
+              headers: { [target.attemptHeader]: '2' },
+            });
+          }
+        }
+        // One send per batch; more only past MAX_SEND_BYTES (KafkaJS batches can be ~1 MB).
+        // A refused send throws: the client reads the batch again.
+        await Promise.all(
+          inSends(copies).map((messages) => made.send({ topic: retryTopic, messages, ...acks })),
+        );
+      });
     }
 
     const late = new Promise<'timeout'>((resolve) => {
