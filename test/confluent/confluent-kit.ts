@@ -40,10 +40,17 @@ export async function confluentKit(): Promise<Kit> {
       return checked;
     },
     consumer: (groupId: string, settings: ConsumerSettings = {}): KitConsumer => {
-      const { onJoin, onTrouble, fromBeginning, ...timings } = settings;
+      const { onJoin, onTrouble, fromBeginning, chainAssignment, ...timings } = settings;
       const consumer = kafka.consumer({
-        // The Confluent client takes these per consumer, never per call (contract.ts).
-        kafkaJS: { groupId, autoCommit: false, fromBeginning: fromBeginning ?? false, ...timings },
+        // The Confluent client takes these per consumer, never per call (contract.ts). It takes
+        // assignors by name only: librdkafka's range keeps partition p of every topic together.
+        kafkaJS: {
+          groupId,
+          autoCommit: false,
+          fromBeginning: fromBeginning ?? false,
+          ...timings,
+          ...(chainAssignment ? { partitionAssigners: [api.PartitionAssigners.range] } : {}),
+        },
         // librdkafka's rebalance callback: the Confluent client has no consumer.on events.
         ...(onJoin || onTrouble
           ? {

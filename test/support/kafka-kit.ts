@@ -8,6 +8,7 @@ import type {
   ProducerLike,
 } from '../../runtime/kafka';
 import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
+import { chainAssigner } from '../../runtime/kafka/chain-assigner';
 
 /**
  * The Kafka client the runtime is run with in the tests and the bench: `kafkajs` (default) or
@@ -48,6 +49,11 @@ export interface ConsumerSettings {
   onJoin?: () => void;
   /** Called when the member is kicked out or its group rebalances against it. */
   onTrouble?: (what: string) => void;
+  /**
+   * Range assignment, so that one member holds partition p of every topic it reads (KafkaJS:
+   * runtime/kafka/chain-assigner.ts; Confluent: librdkafka's `range`).
+   */
+  chainAssignment?: boolean;
 }
 
 export type KitConsumer = ConsumerLike & Required<Pick<ConsumerLike, 'connect' | 'disconnect'>>;
@@ -83,8 +89,12 @@ export function kafkaJsKit(): Kit {
     admin: () => kafka.admin(),
     producer: () => kafka.producer(KAFKA_PRODUCER_SETTINGS.kafkajs),
     consumer: (groupId, settings = {}) => {
-      const { onJoin, onTrouble, fromBeginning: _start, ...config } = settings;
-      const consumer: Consumer = kafka.consumer({ groupId, ...(config as Partial<ConsumerConfig>) });
+      const { onJoin, onTrouble, fromBeginning: _start, chainAssignment, ...config } = settings;
+      const consumer: Consumer = kafka.consumer({
+        groupId,
+        ...(config as Partial<ConsumerConfig>),
+        ...(chainAssignment ? { partitionAssigners: [chainAssigner] } : {}),
+      });
       if (onJoin) consumer.on(consumer.events.GROUP_JOIN, () => onJoin());
       if (onTrouble) {
         consumer.on(consumer.events.REBALANCING, () => onTrouble('rebalancing'));
