@@ -27,11 +27,14 @@ export interface Origin {
   offset: string;
 }
 
-/** The first value of a header as text (KafkaJS hands over Buffers, and arrays for repeats). */
+/**
+ * The first value of a header as text (KafkaJS hands over Buffers, and arrays for repeats). A
+ * header sent without a value comes as null, whatever the client's types say: no text.
+ */
 export function headerText(headers: KafkaHeaders | undefined, name: string): string | undefined {
   const raw = headers?.[name];
   const first = Array.isArray(raw) ? raw[0] : raw;
-  if (first === undefined) return undefined;
+  if (first === undefined || first === null) return undefined;
   return typeof first === 'string' ? first : first.toString('utf8');
 }
 

@@ -28,6 +28,22 @@ export async function sendCopies(
   copies: OutgoingCopy[],
   acks: KafkaAcks,
 ): Promise<Array<KafkaRetryError | undefined>> {
+  try {
+    return await sendAll(producer, client, copies, acks);
+  } catch (cause) {
+    // Not a refused request (those are per copy below) but a copy that could not even be sent:
+    // every copy counts as refused, so no record is committed past.
+    const error = new KafkaRetryError('produce-failed', `sending ${copies.length} copies failed`, { cause });
+    return copies.map(() => error);
+  }
+}
+
+async function sendAll(
+  producer: ProducerLike,
+  client: KafkaClient,
+  copies: OutgoingCopy[],
+  acks: KafkaAcks,
+): Promise<Array<KafkaRetryError | undefined>> {
   const results: Array<KafkaRetryError | undefined> = copies.map(() => undefined);
   const byTopic = new Map<string, number[]>();
   copies.forEach((copy, index) => {
@@ -85,8 +101,9 @@ export function sizeOf(message: OutgoingMessage): number {
   let size = 24 + (message.key?.length ?? 0) + (message.value?.length ?? 0);
   for (const [name, value] of Object.entries(message.headers)) {
     size += 8 + name.length;
+    // A header sent without a value comes back as null (KafkaJS), and is copied as it came.
     for (const each of Array.isArray(value) ? value : [value])
-      size += typeof each === 'string' ? each.length * 3 : each.length;
+      size += each == null ? 0 : typeof each === 'string' ? each.length * 3 : each.length;
   }
   return size;
 }

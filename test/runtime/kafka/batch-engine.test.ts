@@ -365,6 +365,18 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(events.find((e) => e.type === 'failed')).toMatchObject({ error: { code: 'commit-failed' } });
   });
 
+  it('copies a failing record whose header came without a value (null), and moves on', async () => {
+    const { consumer, producer } = await setUp(async (message) => {
+      if (String(message.value) === 'transient') throw httpError(503);
+    });
+    // KafkaJS hands over null for a header sent without a value, whatever its types say.
+    const empty = { 'x-empty': null as unknown as string, [HEADERS.attempt]: null as unknown as string };
+    await consumer.deliver(source, 0, 0, [{ value: 'transient', headers: empty }, { value: 'ok' }]);
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@2`]);
+    expect(producer.copies).toHaveLength(1);
+    expect(producer.copies[0]?.message.headers).toMatchObject({ 'x-empty': null, [HEADERS.attempt]: '2' });
+  });
+
   it('after a failed commit, a batch read again from the last commit is not run again, and its commit is made', async () => {
     const calls: string[] = [];
     const { consumer, producer } = await setUp(async (message) => {

@@ -13,6 +13,23 @@ const copy = (topic: string, value: string) => ({
 });
 
 describe('sendCopies', () => {
+  it('never throws: a send that throws before it is under way refuses every copy', async () => {
+    const producer = new BatchProducer([]);
+    producer.send = () => {
+      throw new Error('the producer is disconnected');
+    };
+    const results = await sendCopies(producer, 'kafkajs', [copy('a', '1'), copy('b', '2')], -1);
+    expect(results).toEqual([
+      expect.objectContaining({ code: 'produce-failed' }),
+      expect.objectContaining({ code: 'produce-failed' }),
+    ]);
+  });
+
+  it('sizes a header that came without a value (null) as empty', () => {
+    const headers = { 'x-empty': null as unknown as string };
+    expect(sizeOf({ key: null, value: null, partition: 0, headers })).toBe(24 + 8 + 'x-empty'.length);
+  });
+
   it('sends one request per destination, with the acks asked for (KafkaJS) and none (Confluent)', async () => {
     const producer = new BatchProducer([]);
     const results = await sendCopies(
