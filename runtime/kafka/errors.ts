@@ -3,6 +3,7 @@
  *
  * - ordering-needs-view: park-key ordering without `admin` and `viewConsumer` (thrown at setup).
  * - batched-per-key: `engine: 'batched'` for a plan that keeps key order (thrown at setup).
+ * - invalid-option: an option out of its range, such as `concurrency: 0` (thrown at setup).
  * - partition-count-mismatch: a chain topic's partition count differs from the plan
  *   (thrown by declareKafkaTopology).
  * - topics-not-visible: topics declareKafkaTopology created did not show up in the broker's
@@ -17,6 +18,7 @@
 export type KafkaRetryErrorCode =
   | 'ordering-needs-view'
   | 'batched-per-key'
+  | 'invalid-option'
   | 'partition-count-mismatch'
   | 'topics-not-visible'
   | 'unknown-topic'

@@ -46,6 +46,14 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   });
   const stopping = new AbortController();
   const gates: PartitionGate[] = [];
+  const concurrency = options.concurrency ?? KAFKA_DEFAULTS.concurrency;
+  // NaN or 0 would start no handler at all: every partition would stall without a word.
+  if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
+    throw new KafkaRetryError(
+      'invalid-option',
+      `concurrency is ${concurrency}: give a whole number of handler calls at once, 1 or more`,
+    );
+  }
   // Batched unless the plan keeps key order, which only the per-record engine does for now.
   const engine = options.engine ?? (rules.ordering === 'park-key' ? 'per-record' : 'batched');
   if (engine === 'batched' && rules.ordering === 'park-key') {
@@ -141,7 +149,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
         role,
         levels: role === 'retry' ? levelOf : new Map(),
         gate,
-        concurrency: options.concurrency ?? KAFKA_DEFAULTS.concurrency,
+        concurrency,
       });
       await consumer.run({
         ...(client === 'kafkajs' ? { autoCommit: false } : {}),

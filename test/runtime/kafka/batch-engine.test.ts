@@ -126,6 +126,21 @@ describe('choosing the engine', () => {
     expect(consumer.config).toMatchObject({ autoCommit: false, eachBatchAutoResolve: false });
   });
 
+  it.each([0, -1, 1.5, Number.NaN])(
+    'refuses concurrency %s with a code, instead of starting no handler',
+    (concurrency) => {
+      expect(() =>
+        createKafkaRetry({
+          plan,
+          concurrency,
+          handler: async () => {},
+          producer: new BatchProducer([]),
+          meter: undefined,
+        }),
+      ).toThrow(expect.objectContaining({ name: 'KafkaRetryError', code: 'invalid-option' }));
+    },
+  );
+
   it("refuses 'batched' for a plan that keeps key order, with a code", () => {
     const perKey = perKeyPlan();
     expect(perKey.targets.kafka?.ordering).toBe('park-key');
