@@ -80,6 +80,8 @@ export interface BatchEngineParts {
 export class BatchEngine {
   private readonly limiter: Limiter;
   private readonly ahead = new Map<string, DoneAhead>();
+  /** Batches under way, so that stopping can wait for their sends and commits. */
+  private readonly running = new Set<Promise<void>>();
 
   constructor(private readonly parts: BatchEngineParts) {
     this.limiter = new Limiter(Math.max(1, Math.floor(parts.concurrency)));
@@ -87,6 +89,25 @@ export class BatchEngine {
 
   /** Handles one batch; never throws (a failed step leaves its records to be read again). */
   async onBatch(payload: EachBatchPayloadLike): Promise<void> {
+    const handling = this.handle(payload);
+    this.running.add(handling);
+    try {
+      await handling;
+    } finally {
+      this.running.delete(handling);
+    }
+  }
+
+  /**
+   * Resolves once the batches under way have sent and committed what they carried out. The
+   * runtime's stop waits for it: KafkaJS's disconnect stops its runner at once, and a commit
+   * made after that resolves without committing anything.
+   */
+  async idle(): Promise<void> {
+    await Promise.all(this.running);
+  }
+
+  private async handle(payload: EachBatchPayloadLike): Promise<void> {
     const { topic, partition, messages } = payload.batch;
     const first = messages[0];
     if (!first || payload.isStale()) return;

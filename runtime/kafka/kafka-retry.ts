@@ -46,6 +46,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   });
   const stopping = new AbortController();
   const gates: PartitionGate[] = [];
+  const engines: BatchEngine[] = [];
   const concurrency = options.concurrency ?? KAFKA_DEFAULTS.concurrency;
   // NaN or 0 would start no handler at all: every partition would stall without a word.
   if (!Number.isSafeInteger(concurrency) || concurrency < 1) {
@@ -151,6 +152,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
         gate,
         concurrency,
       });
+      engines.push(batched);
       await consumer.run({
         ...(client === 'kafkajs' ? { autoCommit: false } : {}),
         eachBatchAutoResolve: false,
@@ -187,6 +189,8 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     async stop() {
       stopping.abort(new RetryTopologyError('consumer-stopped', 'the Kafka retry runtime is stopping'));
       for (const gate of gates) gate.stop();
+      // The batches under way send and commit what they carried out before the caller disconnects.
+      await Promise.all(engines.map((engine) => engine.idle()));
       runtime.ordering?.stop();
       if (viewStarted) {
         await viewStarted.catch(() => undefined);

@@ -326,6 +326,26 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(consumer.log).toEqual([`commit ${source}[0]@1`, `seek ${source}[0]@1`, `pause ${source}[0]`]);
   });
 
+  it('stop waits for a batch under way to send and commit what it carried out', async () => {
+    let release: () => void = () => {};
+    const blocked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { consumer, retry } = await setUp(async () => blocked);
+    const done = consumer.deliver(source, 0, 0, [{}, {}]);
+    await flush();
+    let stopped = false;
+    const stopping = retry.stop().then(() => {
+      stopped = true;
+    });
+    await flush();
+    expect(stopped).toBe(false);
+    release();
+    await stopping;
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@2`]);
+    await done;
+  });
+
   it('runs at most `concurrency` handlers at once, across the records and partitions of a consumer', async () => {
     let running = 0;
     let most = 0;
