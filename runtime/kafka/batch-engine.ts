@@ -1,24 +1,28 @@
 import type { Level } from '../../policy/plan/types';
 import type { HandlerRun } from '../run-handler';
+import { type Place, place } from './chain-keys';
+import type { Chain, Chains } from './chains';
 import type { ConsumedMessage, ConsumerLike, EachBatchPayloadLike } from './contract';
 import { callHandler, type Delivery, handled, type Reading, type Runtime, read } from './delivery';
 import { DoneAhead } from './done-ahead';
 import { dueAt } from './due';
 import { KafkaRetryError } from './errors';
 import type { PartitionGate } from './gate';
-import { headerText, KAFKA_HEADERS } from './headers';
+import { headerText, KAFKA_HEADERS, parkedCopyHeaders } from './headers';
 import { Limiter } from './limiter';
 import type { KafkaRole } from './options';
 import { type Copy, copyOf } from './route';
 import { sendCopies } from './send-copies';
 
 /**
- * The batched engine (`engine: 'batched'`), for plans that do not keep key order: a consumer
- * reads with `eachBatch`, and each batch of a topic-partition goes one way through:
+ * The batched engine (`engine: 'batched'`): a consumer reads with `eachBatch`, and each batch of
+ * a topic-partition goes one way through:
  *
  * 1. read: which records run now, which this process carried out before (done-ahead.ts), and,
  *    on a retry topic, the first record not yet due, where the partition is held;
- * 2. decide: every record's handler, side by side up to `concurrency` per consumer;
+ * 2. decide: every record's handler, side by side up to `concurrency` per consumer; with per-key
+ *    order (chains.ts), a key's records one after another, each placed first (chain-keys.ts):
+ *    run, parked behind an older record of its key, or left behind (a newer copy exists);
  * 3. effects: each decision as an ack or a copy (the next level, or the dead letter);
  * 4. send: every copy at once, awaited together (send-copies.ts);
  * 5. commit: once, up to the first record not done;
@@ -40,6 +44,12 @@ interface Entry {
   doneBefore: boolean;
   run?: HandlerRun;
   copy?: Copy;
+  /** Per-key order: the record's key (base64) and sequence, and where it was placed. */
+  keyId?: string;
+  sequence?: number;
+  park?: Extract<Place, { kind: 'park' }>;
+  /** Per-key order: an older record of its key in this batch went to a retry topic first; parked behind it once that copy is acknowledged. */
+  behind?: Entry;
   /** Its copy was refused, or the fault hook threw once it was acknowledged. */
   refused?: KafkaRetryError;
   /** Its outcome is on the broker (or needs nothing there): the commit may pass it. */
@@ -69,17 +79,22 @@ const HEARTBEAT_EVERY_MS = 500;
 export interface BatchEngineParts {
   rt: Runtime;
   consumer: ConsumerLike;
-  role: KafkaRole;
+  /** 'chain': one consumer reads the source topic (main) and the retry topics (retry). */
+  role: KafkaRole | 'chain';
   /** Retry role: the plan's level of each retry topic. */
   levels: Map<string, Level>;
   gate: PartitionGate;
   /** Handler calls at once for this consumer. */
   concurrency: number;
+  /** Per-key order: the member's chains (role 'chain' only). */
+  chains?: Chains;
 }
 
 export class BatchEngine {
   private readonly limiter: Limiter;
   private readonly ahead = new Map<string, DoneAhead>();
+  /** The chains' assignment the done-ahead records belong to: a new one is read from the broker afresh. */
+  private aheadGeneration = 0;
   /** Batches under way, so that stopping can wait for their sends and commits. */
   private readonly running = new Set<Promise<void>>();
 
@@ -111,13 +126,16 @@ export class BatchEngine {
     const { topic, partition, messages } = payload.batch;
     const first = messages[0];
     if (!first || payload.isStale()) return;
-    const { rt, gate, role } = this.parts;
+    const { rt, gate } = this.parts;
+    const role = this.roleOf(topic);
     if (rt.stopping.aborted) {
       gate.park(topic, partition, first.offset);
       return;
     }
     try {
-      await this.batch(payload, first);
+      const chains = this.parts.chains;
+      if (!chains) await this.batch(payload, first, role, undefined);
+      else await this.chainBatch(chains, payload, first, role);
     } catch (caught) {
       // A topic outside the plan, or a step the engine does not expect to fail: read the batch
       // again after a back-off.
@@ -130,18 +148,61 @@ export class BatchEngine {
     }
   }
 
-  private async batch(payload: EachBatchPayloadLike, first: ConsumedMessage): Promise<void> {
+  /** The role of a topic's records: 'main' on the source topic, 'retry' on a level's topic. */
+  private roleOf(topic: string): KafkaRole {
+    const { role, levels } = this.parts;
+    if (role !== 'chain') return role;
+    return levels.has(topic) ? 'retry' : 'main';
+  }
+
+  /** Per-key order: a batch in its chain's turn, once the chain is ready (chains.ts). */
+  private async chainBatch(
+    chains: Chains,
+    payload: EachBatchPayloadLike,
+    first: ConsumedMessage,
+    role: KafkaRole,
+  ): Promise<void> {
+    const { topic, partition } = payload.batch;
+    if (topic !== this.parts.rt.rules.sourceTopic && !this.parts.levels.has(topic)) {
+      throw new KafkaRetryError('unknown-topic', `${topic} is not a topic of the plan's chain`);
+    }
+    if (chains.generation !== this.aheadGeneration) {
+      this.aheadGeneration = chains.generation;
+      this.ahead.clear();
+    }
+    const chain = chains.of(partition);
+    if (!chain) {
+      // Not in this member's last assignment as it was told: the assignment is on its way.
+      this.parts.gate.holdAfterFailure(topic, partition, first.offset);
+      return;
+    }
+    await chain.serial(async () => {
+      if (!(await chains.admit(chain, payload))) return;
+      await this.batch(payload, first, role, chain);
+    });
+  }
+
+  private async batch(
+    payload: EachBatchPayloadLike,
+    first: ConsumedMessage,
+    role: KafkaRole,
+    chain: Chain | undefined,
+  ): Promise<void> {
     const { topic, partition, messages } = payload.batch;
     const level = this.parts.levels.get(topic);
-    if (this.parts.role === 'retry' && !level) {
+    if (role === 'retry' && !level) {
       throw new KafkaRetryError('unknown-topic', `${topic} is not a retry topic of the plan`);
     }
     const ahead = this.aheadOf(topic, partition);
-    const { entries, hold } = this.read(payload, ahead, level);
+    const { entries, hold } = this.read(payload, ahead, level, role);
     const batch: Batch = { payload, heartbeatAt: this.parts.rt.clock.now(), rebalancing: false };
-    await this.decide(entries, batch);
+    await this.decide(entries, batch, chain);
     this.effects(entries);
-    await this.send(entries);
+    await this.send(
+      entries.filter((entry) => !entry.behind),
+      chain,
+    );
+    if (chain) await this.send(this.parkBehindNewHeads(entries, chain), chain);
     const last = messages[messages.length - 1] as ConsumedMessage;
     const point = commitPoint(entries, hold, BigInt(last.offset));
     const committed = await this.commit(topic, partition, point, BigInt(first.offset), ahead);
@@ -152,8 +213,8 @@ export class BatchEngine {
       if (entry.done && (!committed || entry.offset > point))
         ahead.add(entry.offset, entry.d.message.timestamp);
     }
-    this.position(batch, entries, hold, point, last);
-    this.report(entries);
+    this.position(batch, entries, hold, point, last, role);
+    this.report(entries, role);
   }
 
   /** 1. The records to run, up to the first one not yet due (retry topics), which holds the partition. */
@@ -161,8 +222,9 @@ export class BatchEngine {
     payload: EachBatchPayloadLike,
     ahead: DoneAhead,
     level: Level | undefined,
+    role: KafkaRole,
   ): { entries: Entry[]; hold?: Hold } {
-    const { rt, consumer, gate, role } = this.parts;
+    const { rt, consumer, gate } = this.parts;
     const { topic, partition, messages } = payload.batch;
     const entries: Entry[] = [];
     for (const message of messages) {
@@ -175,31 +237,99 @@ export class BatchEngine {
           return { entries, hold: { offset: message.offset, dueAt: due.dueAt } };
       }
       const d: Delivery = { role, consumer, gate, topic, partition, message, ...(level ? { level } : {}) };
-      entries.push({ d, reading: read(d), offset, doneBefore, done: doneBefore });
+      const reading = read(d);
+      entries.push({
+        d,
+        reading,
+        offset,
+        doneBefore,
+        done: doneBefore,
+        ...(message.key ? { keyId: message.key.toString('base64') } : {}),
+        ...(reading.sequence === undefined ? {} : { sequence: reading.sequence }),
+      });
     }
     return { entries };
   }
 
-  /** 2. Every record's handler, side by side up to the consumer's bound. */
-  private async decide(entries: Entry[], batch: Batch): Promise<void> {
+  /**
+   * 2. Every record's handler, side by side up to the consumer's bound. With per-key order, each
+   * key's records go one after another, and a key's turn ends at its first record that goes to
+   * a retry topic or the dead letter: those after it wait for that copy (parkBehindNewHeads).
+   */
+  private async decide(entries: Entry[], batch: Batch, chain: Chain | undefined): Promise<void> {
+    const pending = entries.filter((entry) => !entry.doneBefore);
+    const lanes = chain ? byKey(pending) : pending.map((entry) => [entry]);
+    await Promise.all(lanes.map((lane) => this.runLane(lane, batch, chain)));
+  }
+
+  private async runLane(lane: Entry[], batch: Batch, chain: Chain | undefined): Promise<void> {
     const { rt } = this.parts;
-    await Promise.all(
-      entries
-        .filter((entry) => !entry.doneBefore)
-        .map((entry) =>
-          this.limiter.run(async () => {
-            // Not started: left uncommitted, for this member or the next owner to read again.
-            if (rt.stopping.aborted || batch.rebalancing || batch.payload.isStale()) return;
-            entry.run = await callHandler(rt, entry.d, entry.reading);
-            await this.heartbeat(batch);
-          }),
-        ),
-    );
+    for (const [index, entry] of lane.entries()) {
+      if (chain) {
+        const placed = place(chain.keys, placing(entry, rt.clock.now()));
+        if (placed.kind === 'left-behind') {
+          entry.done = true;
+          continue;
+        }
+        if (placed.kind === 'park') {
+          entry.park = placed;
+          continue;
+        }
+      }
+      const run = await this.limiter.run(async () => {
+        // Not started: left uncommitted, for this member or the next owner to read again.
+        if (rt.stopping.aborted || batch.rebalancing || batch.payload.isStale()) return undefined;
+        const done = await callHandler(rt, entry.d, entry.reading);
+        await this.heartbeat(batch);
+        return done;
+      });
+      if (!run) return;
+      entry.run = run;
+      if (!chain || entry.keyId === undefined) continue;
+      if (entry.run.decision.kind === 'ack') {
+        // Out of the chain (a crash before the commit runs it again: a duplicate, in order).
+        if (entry.sequence !== undefined) chain.keys.remove(entry.keyId, entry.sequence);
+        continue;
+      }
+      for (const later of lane.slice(index + 1)) later.behind = entry;
+      return;
+    }
+  }
+
+  /**
+   * Per-key order, once the batch's first copies are acknowledged: the records that waited on an
+   * older record of their key now in a retry topic are parked behind it; those whose older
+   * record was dead-lettered, or whose copy was refused, stay for the partition's next read.
+   */
+  private parkBehindNewHeads(entries: Entry[], chain: Chain): Entry[] {
+    const parking: Entry[] = [];
+    for (const entry of entries) {
+      const ahead = entry.behind;
+      if (!ahead) continue;
+      if (!ahead.done || ahead.run?.decision.kind !== 'delayed') continue;
+      const placed = place(chain.keys, placing(entry, this.parts.rt.clock.now()));
+      if (placed.kind !== 'park') continue;
+      entry.park = placed;
+      entry.copy = this.parkedCopy(entry, placed);
+      parking.push(entry);
+    }
+    return parking;
+  }
+
+  private parkedCopy(entry: Entry, placed: Extract<Place, { kind: 'park' }>): Copy {
+    const headers = parkedCopyHeaders({
+      incoming: entry.d.message.headers,
+      origin: entry.reading.origin,
+      attempt: entry.reading.attempt,
+      notBefore: placed.notBefore,
+    });
+    return { destination: placed.topic, headers, notBefore: placed.notBefore };
   }
 
   /** 3. Each decision as what it asks of the broker: nothing (an ack) or a copy. */
   private effects(entries: Entry[]): void {
     for (const entry of entries) {
+      if (entry.park) entry.copy = this.parkedCopy(entry, entry.park);
       const decision = entry.run?.decision;
       if (decision?.kind === 'ack') entry.done = true;
       else if (decision?.kind === 'delayed' || decision?.kind === 'dead-letter') {
@@ -209,11 +339,16 @@ export class BatchEngine {
     }
   }
 
-  /** 4. Every copy at once, awaited together; an acknowledged copy makes its record done. */
-  private async send(entries: Entry[]): Promise<void> {
+  /**
+   * 4. Every copy at once, awaited together; an acknowledged copy makes its record done. With
+   * per-key order each copy carries the time it was made, which is how the chain's index tells
+   * a record's newest copy from the copies it left behind.
+   */
+  private async send(entries: Entry[], chain: Chain | undefined): Promise<void> {
     const { rt } = this.parts;
     const sending = entries.filter((entry) => entry.copy !== undefined);
     if (sending.length === 0) return;
+    const madeAt = rt.clock.now();
     const results = await sendCopies(
       rt.producer,
       rt.client,
@@ -224,6 +359,7 @@ export class BatchEngine {
           value: d.message.value,
           headers: (copy as Copy).headers,
           partition: d.partition,
+          ...(chain ? { timestamp: String(madeAt) } : {}),
         },
       })),
       rt.rules.producer.acks,
@@ -231,7 +367,10 @@ export class BatchEngine {
     for (const [index, entry] of sending.entries()) {
       const refused = results[index];
       if (refused) entry.refused = refused;
-      else await this.afterCopy(entry);
+      else {
+        if (chain) indexCopy(chain, entry, madeAt, rt.rules.deadLetterTopic);
+        await this.afterCopy(entry);
+      }
     }
   }
 
@@ -266,7 +405,8 @@ export class BatchEngine {
     ahead: DoneAhead,
   ): Promise<boolean> {
     if (point <= firstOffset) return true;
-    const { rt, consumer, role } = this.parts;
+    const { rt, consumer } = this.parts;
+    const role = this.roleOf(topic);
     try {
       await consumer.commitOffsets([{ topic, partition, offset: String(point) }]);
       ahead.committed(point);
@@ -275,9 +415,7 @@ export class BatchEngine {
       const error = new KafkaRetryError(
         'commit-failed',
         `committing ${topic}[${partition}] at ${point} failed`,
-        {
-          cause,
-        },
+        { cause },
       );
       rt.emit({ type: 'failed', role, topic, partition, offset: String(point - 1n), error });
       return false;
@@ -291,8 +429,9 @@ export class BatchEngine {
     hold: Hold | undefined,
     point: bigint,
     last: ConsumedMessage,
+    role: KafkaRole,
   ) {
-    const { rt, gate, consumer, role } = this.parts;
+    const { rt, gate, consumer } = this.parts;
     const { topic, partition } = batch.payload.batch;
     if (entries.every((entry) => entry.done)) {
       gate.succeeded(topic, partition);
@@ -326,8 +465,9 @@ export class BatchEngine {
       }
       return;
     }
-    // Records not started because the group is rebalancing: read again from the first of them,
-    // should this member keep the partition (a rebalance drops the position anyway).
+    // Records not started because the group is rebalancing (or, per-key order, waiting on an
+    // older record of their key): read again from the first of them, should this member keep
+    // the partition (a rebalance drops the position anyway).
     try {
       consumer.seek({ topic, partition, offset: at });
     } catch {
@@ -336,8 +476,22 @@ export class BatchEngine {
   }
 
   /** 7. What was carried out, counted and reported once it is on the broker. */
-  private report(entries: Entry[]): void {
+  private report(entries: Entry[], role: KafkaRole): void {
+    const { rt } = this.parts;
     for (const entry of entries) {
+      if (entry.park && entry.done && !entry.doneBefore) {
+        rt.countParked(role);
+        rt.emit({
+          type: 'parked',
+          role,
+          topic: entry.d.topic,
+          partition: entry.d.partition,
+          offset: entry.d.message.offset,
+          destination: entry.park.topic,
+          notBefore: entry.park.notBefore,
+          behind: entry.park.head.sequence,
+        });
+      }
       const decision = entry.run?.decision;
       if (!decision || entry.doneBefore) continue;
       if (entry.done || decision.kind === 'requeue') {
@@ -365,6 +519,48 @@ export class BatchEngine {
       this.ahead.set(where, ahead);
     }
     return ahead;
+  }
+}
+
+/** A batch's records by key, each key's in offset order; records without a key each alone. */
+function byKey(entries: Entry[]): Entry[][] {
+  const lanes = new Map<string, Entry[]>();
+  const alone: Entry[][] = [];
+  for (const entry of entries) {
+    if (entry.keyId === undefined) {
+      alone.push([entry]);
+      continue;
+    }
+    const lane = lanes.get(entry.keyId);
+    if (lane) lane.push(entry);
+    else lanes.set(entry.keyId, [entry]);
+  }
+  return [...lanes.values(), ...alone];
+}
+
+function placing(entry: Entry, now: number) {
+  return {
+    keyId: entry.keyId,
+    sequence: entry.sequence,
+    fromSource: entry.d.role === 'main',
+    topic: entry.d.topic,
+    timestamp: Number(entry.d.message.timestamp),
+    now,
+  };
+}
+
+/** An acknowledged copy, in the chain's index: the record's newest copy, or out of the chain. */
+function indexCopy(chain: Chain, entry: Entry, madeAt: number, deadLetterTopic: string): void {
+  const { keyId, sequence, copy } = entry;
+  if (keyId === undefined || sequence === undefined || !copy) return;
+  if (copy.destination === deadLetterTopic) chain.keys.remove(keyId, sequence);
+  else {
+    chain.keys.put(keyId, {
+      sequence,
+      topic: copy.destination,
+      producedAt: madeAt,
+      ...(copy.notBefore === undefined ? {} : { notBefore: copy.notBefore }),
+    });
   }
 }
 

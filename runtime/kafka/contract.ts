@@ -78,11 +78,21 @@ export interface ConsumerLike {
   assignment?(): Array<{ topic: string; partition: number }>;
 }
 
+/**
+ * What makes consumers: KafkaJS's `Kafka`, or the Confluent client's `KafkaJS.Kafka`. The config
+ * is the client's own (the runtime writes it per client).
+ */
+export interface KafkaLike {
+  consumer(config: object): ConsumerLike;
+}
+
 export interface OutgoingMessage {
   key: Buffer | null;
   value: Buffer | null;
   partition: number;
   headers: Record<string, Buffer | string | Array<Buffer | string>>;
+  /** Epoch milliseconds as text; the client sets the send time when it is missing. */
+  timestamp?: string;
 }
 
 /** What a send resolves to, per partition: KafkaJS fills `baseOffset`, the Confluent client `offset`. */

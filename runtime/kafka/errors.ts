@@ -2,7 +2,8 @@
  * What went wrong with the broker or the wiring. Match on `code`, never on the message.
  *
  * - ordering-needs-view: park-key ordering without `admin` and `viewConsumer` (thrown at setup).
- * - batched-per-key: `engine: 'batched'` for a plan that keeps key order (thrown at setup).
+ * - batched-per-key: runMain or runRetry for a plan that keeps key order on the batched engine,
+ *   where one consumer reads the whole chain: use run(kafka) (thrown by runMain and runRetry).
  * - invalid-option: an option out of its range, such as `concurrency: 0` (thrown at setup).
  * - partition-count-mismatch: a chain topic's partition count differs from the plan
  *   (thrown by declareKafkaTopology).
@@ -13,6 +14,11 @@
  *   after a back-off.
  * - step-failed: the fault hook threw between produce and commit; as produce-failed.
  * - chain-view-failed: the chain view could not read the broker's state; as produce-failed.
+ * - chain-read-failed: per-key order on one consumer could not read the retry topics' commits
+ *   and ends after an assignment; the chain stays paused and is tried again after a back-off.
+ * - chain-split: per-key order on one consumer, and the member holds some partitions of a chain
+ *   but not all (the group does not use range assignment, or a topic's partition count differs):
+ *   the chain stays paused until the next assignment.
  * - commit-failed: an offset commit failed; the next commit covers it, or the record is read again.
  */
 export type KafkaRetryErrorCode =
@@ -25,6 +31,8 @@ export type KafkaRetryErrorCode =
   | 'produce-failed'
   | 'step-failed'
   | 'chain-view-failed'
+  | 'chain-read-failed'
+  | 'chain-split'
   | 'commit-failed';
 
 export class KafkaRetryError extends Error {

@@ -11,6 +11,7 @@ export type {
   EachBatchPayloadLike,
   KafkaClient,
   KafkaHeaders,
+  KafkaLike,
   OutgoingMessage,
   ProducerLike,
 } from './contract';

@@ -4,8 +4,10 @@ import { RetryTopologyError } from '../errors';
 import { createMetrics, globalMeter } from '../metrics';
 import { targetRules } from '../rules';
 import { BatchEngine } from './batch-engine';
+import { chainAssigner } from './chain-assigner';
 import { ChainView } from './chain-view';
-import type { ConsumerLike } from './contract';
+import { Chains } from './chains';
+import type { ConsumerLike, KafkaLike } from './contract';
 import { type Delivery, deliver, deliverQueued, type Runtime } from './delivery';
 import { KafkaRetryError } from './errors';
 import { PartitionGate } from './gate';
@@ -22,7 +24,17 @@ export interface KafkaRetry {
   runMain(consumer: ConsumerLike): Promise<void>;
   /** Runs a retry consumer (group `plan.retryConsumerGroup`) on every level's topic. */
   runRetry(consumer: ConsumerLike): Promise<void>;
-  /** Aborts in-flight handlers, ends every hold, stops the chain view. Then disconnect the consumers. */
+  /**
+   * Per-key plans, on the batched engine: makes one consumer from `kafka` (KafkaJS's `Kafka`,
+   * or the Confluent client's `KafkaJS.Kafka`) in group `plan.consumerGroup`, with range
+   * assignment, and runs it on the source topic and every retry topic, so that one member owns
+   * each partition's whole chain (docs/kafka.md). Needs `admin`. `stop` disconnects it.
+   */
+  run(kafka: KafkaLike): Promise<void>;
+  /**
+   * Aborts in-flight handlers, ends every hold, waits for the batches under way to send and
+   * commit, stops the chain view. Then disconnect the consumers you passed in.
+   */
   stop(): Promise<void>;
 }
 
@@ -55,17 +67,12 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       `concurrency is ${concurrency}: give a whole number of handler calls at once, 1 or more`,
     );
   }
-  // Batched unless the plan keeps key order, which only the per-record engine does for now.
+  // Batched unless the plan keeps key order: per-key order on the batched engine is opt-in for
+  // now (engine 'batched' and run(kafka)).
   const engine = options.engine ?? (rules.ordering === 'park-key' ? 'per-record' : 'batched');
-  if (engine === 'batched' && rules.ordering === 'park-key') {
-    throw new KafkaRetryError(
-      'batched-per-key',
-      `the plan for "${options.plan.policy}" keeps key order (park-key), which the batched engine does not: use engine 'per-record'`,
-    );
-  }
 
   let view: ChainView | undefined;
-  if (rules.ordering === 'park-key') {
+  if (rules.ordering === 'park-key' && engine === 'per-record') {
     if (!options.admin || !options.viewConsumer) {
       throw new KafkaRetryError(
         'ordering-needs-view',
@@ -126,8 +133,101 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     });
   }
   const levelOf = new Map(rules.levels.map((level) => [level.destination, level]));
+  /** Consumers the runtime made (run), disconnected when it stops. */
+  const made: ConsumerLike[] = [];
+
+  async function runChain(kafka: KafkaLike) {
+    if (engine !== 'batched') {
+      throw new KafkaRetryError('invalid-option', "run(kafka) runs the batched engine: set engine 'batched'");
+    }
+    if (rules.ordering !== 'park-key') {
+      throw new KafkaRetryError(
+        'invalid-option',
+        `run(kafka) is for plans that keep key order; "${options.plan.policy}" does not: use runMain and runRetry`,
+      );
+    }
+    if (!options.admin) {
+      throw new KafkaRetryError(
+        'ordering-needs-view',
+        `the plan for "${options.plan.policy}" keeps key order (park-key): pass admin`,
+      );
+    }
+    const retryTopics = [...levelOf.keys()];
+    const fromBeginning = options.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning;
+    const settings = { ...KAFKA_DEFAULTS.chainConsumer, ...options.consumerSettings };
+    // The consumer is made before its chains: the Confluent client calls back with assignments.
+    let chains: Chains | undefined;
+    const consumer =
+      client === 'kafkajs'
+        ? kafka.consumer({ groupId: rules.consumerGroup, partitionAssigners: [chainAssigner], ...settings })
+        : kafka.consumer({
+            kafkaJS: {
+              groupId: rules.consumerGroup,
+              autoCommit: false,
+              fromBeginning,
+              partitionAssigners: ['range'],
+              ...settings,
+            },
+            // librdkafka's rebalance callback, awaited before the assignment is made.
+            rebalance_cb: async (
+              error: { code: number },
+              assignment: Array<{ topic: string; partition: number }>,
+            ) => {
+              if (error.code === ASSIGN_PARTITIONS) await chains?.assigned(assignment);
+              else chains?.revoked();
+            },
+          });
+    made.push(consumer);
+    const gate = new PartitionGate(consumer, clock, backoff);
+    gates.push(gate);
+    chains = new Chains({
+      consumer,
+      client,
+      admin: options.admin,
+      group: rules.consumerGroup,
+      sourceTopic: rules.sourceTopic,
+      retryTopics,
+      emit: runtime.emit,
+    });
+    await consumer.connect();
+    if (client === 'kafkajs' && consumer.on && consumer.events) {
+      consumer.on(consumer.events.GROUP_JOIN, (event) => {
+        void chains?.assigned(joinedPartitions(event));
+      });
+      await consumer.subscribe({ topics: [rules.sourceTopic], fromBeginning });
+      // Copies may be made before a member ever commits on their partition.
+      await consumer.subscribe({ topics: retryTopics, fromBeginning: true });
+    } else {
+      await consumer.subscribe({ topics: [rules.sourceTopic, ...retryTopics] });
+    }
+    const chained = new BatchEngine({
+      rt: runtime,
+      consumer,
+      role: 'chain',
+      levels: levelOf,
+      gate,
+      concurrency,
+      chains,
+    });
+    engines.push(chained);
+    const assignable = (retryTopics.length + 1) * (rules.topics[0]?.partitions ?? 1);
+    await consumer.run({
+      ...(client === 'kafkajs' ? { autoCommit: false } : {}),
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently:
+        options.partitionsConsumedConcurrently ??
+        Math.min(assignable, KAFKA_DEFAULTS.maxPartitionsConsumedConcurrently),
+      eachBatch: (payload) => chained.onBatch(payload),
+    });
+  }
 
   async function run(consumer: ConsumerLike, role: KafkaRole, topics: string[], fromBeginning: boolean) {
+    if (engine === 'batched' && rules.ordering === 'park-key') {
+      throw new KafkaRetryError(
+        'batched-per-key',
+        `the plan for "${options.plan.policy}" keeps key order (park-key): on the batched engine one consumer reads the whole chain, use run(kafka)`,
+      );
+    }
     await startView();
     const gate = new PartitionGate(consumer, clock, backoff);
     gates.push(gate);
@@ -186,11 +286,13 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     // A retry group with no committed offset yet must start at the beginning: the first copies
     // may be produced before it ever joins.
     runRetry: (consumer) => run(consumer, 'retry', [...levelOf.keys()], true),
+    run: runChain,
     async stop() {
       stopping.abort(new RetryTopologyError('consumer-stopped', 'the Kafka retry runtime is stopping'));
       for (const gate of gates) gate.stop();
       // The batches under way send and commit what they carried out before the caller disconnects.
       await Promise.all(engines.map((engine) => engine.idle()));
+      await Promise.all(made.map((consumer) => consumer.disconnect().catch(() => undefined)));
       runtime.ordering?.stop();
       if (viewStarted) {
         await viewStarted.catch(() => undefined);
@@ -198,6 +300,18 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       }
     },
   };
+}
+
+/** librdkafka's code for "partitions assigned" in a rebalance callback (RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS). */
+const ASSIGN_PARTITIONS = -175;
+
+/** Every partition in a KafkaJS GROUP_JOIN event's member assignment. */
+function joinedPartitions(event: unknown): Array<{ topic: string; partition: number }> {
+  const assignment = (event as { payload?: { memberAssignment?: Record<string, number[]> } })?.payload
+    ?.memberAssignment;
+  return Object.entries(assignment ?? {}).flatMap(([topic, partitions]) =>
+    partitions.map((partition) => ({ topic, partition })),
+  );
 }
 
 /** The source partitions in a KafkaJS GROUP_JOIN event's member assignment, when it has one. */

@@ -105,6 +105,12 @@ export interface KafkaRetryOptions {
    * each have their own), across its partitions and the records of a batch. Default 16.
    */
   concurrency?: number;
+  /**
+   * run(kafka) only: settings of the consumer the runtime makes, in the client's own names
+   * (KafkaJS: `maxWaitTimeInMs`, `sessionTimeout`, `heartbeatInterval`, `rebalanceTimeout`; the
+   * Confluent client takes the same names in its `kafkaJS` block). Default: a 500 ms fetch wait.
+   */
+  consumerSettings?: Record<string, unknown>;
   onEvent?: (event: KafkaRetryEvent) => void;
   /** For fault tests: runs after a copy is acked and before the offset is committed. */
   afterCopyProduced?: (at: {
@@ -140,4 +146,6 @@ export const KAFKA_DEFAULTS = {
   fromBeginning: false,
   /** Per-partition order is kept by the clients at any concurrency; more only helps a busy consumer. */
   maxPartitionsConsumedConcurrently: 16,
+  /** A held partition resumes on the next fetch: a short fetch wait keeps holds to their length. */
+  chainConsumer: { maxWaitTimeInMs: 500 } as Record<string, unknown>,
 };

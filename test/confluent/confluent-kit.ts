@@ -6,7 +6,13 @@
  * the runtime's contract types below fail to compile if the client drifts.
  */
 import type { KafkaJS } from '@confluentinc/kafka-javascript';
-import type { AdminLike, ConsumerLike, EachBatchPayloadLike, ProducerLike } from '../../runtime/kafka';
+import type {
+  AdminLike,
+  ConsumerLike,
+  EachBatchPayloadLike,
+  KafkaLike,
+  ProducerLike,
+} from '../../runtime/kafka';
 import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
 import type { ConsumerSettings, Kit, KitAdmin, KitConsumer, KitProducer } from '../support/kafka-kit';
 import { BROKERS } from '../support/kafka-kit';
@@ -17,6 +23,8 @@ export const asProducer = (producer: KafkaJS.Producer): ProducerLike => producer
 export const asAdmin = (admin: KafkaJS.Admin): AdminLike => admin;
 /** What the client hands to `eachBatch` is what the batched engine reads. */
 export const asBatch = (payload: KafkaJS.EachBatchPayload): EachBatchPayloadLike => payload;
+/** The client's `Kafka` makes the consumer run(kafka) runs. */
+export const asKafka = (kafka: KafkaJS.Kafka): KafkaLike => kafka;
 
 export async function confluentKit(): Promise<Kit> {
   const { KafkaJS: api } = await import('@confluentinc/kafka-javascript');
@@ -25,6 +33,7 @@ export async function confluentKit(): Promise<Kit> {
   });
   return {
     client: 'confluent',
+    kafka: asKafka(kafka),
     admin: (): KitAdmin => {
       const admin = kafka.admin();
       // The contract, plus connect/disconnect and the dead-letter commands' deleteGroups, which

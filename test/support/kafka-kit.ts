@@ -5,6 +5,7 @@ import type {
   KafkaClient,
   KafkaDeadLetterAdmin,
   KafkaEngine,
+  KafkaLike,
   ProducerLike,
 } from '../../runtime/kafka';
 import { KAFKA_PRODUCER_SETTINGS } from '../../runtime/kafka';
@@ -67,6 +68,8 @@ export type KitAdmin = AdminLike &
 
 export interface Kit {
   client: KafkaClient;
+  /** The client's `Kafka`, for run(kafka), which makes its consumer itself. */
+  kafka: KafkaLike;
   admin(): KitAdmin;
   producer(): KitProducer;
   consumer(groupId: string, settings?: ConsumerSettings): KitConsumer;
@@ -86,6 +89,7 @@ export function kafkaJsKit(): Kit {
   const kafka = new Kafka({ clientId: 'retry-topology-it', brokers: BROKERS, logLevel: logLevel.NOTHING });
   return {
     client: 'kafkajs',
+    kafka,
     admin: () => kafka.admin(),
     producer: () => kafka.producer(KAFKA_PRODUCER_SETTINGS.kafkajs),
     consumer: (groupId, settings = {}) => {

@@ -176,6 +176,41 @@ export class Harness {
     return { retry, main, retrying, stop };
   }
 
+  /**
+   * Per-key order on the batched engine: the runtime makes its one consumer from the client
+   * (run(kafka)) and reads the whole chain with it. `stop` ends it early, else close does.
+   */
+  async startChain(
+    options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & { producer?: KafkaRetryOptions['producer'] },
+  ): Promise<Pick<Instance, 'retry' | 'stop'>> {
+    const {
+      onJoin: _join,
+      onTrouble: _trouble,
+      fromBeginning: _start,
+      chainAssignment: _range,
+      ...timings
+    } = FAST;
+    const retry = createKafkaRetry({
+      plan: this.plan,
+      producer: this.producer,
+      admin: this.clientAdmin,
+      client: this.client.client,
+      engine: 'batched',
+      fromBeginning: true,
+      consumerSettings: timings,
+      ...options,
+    });
+    let stopped = false;
+    const stop = async () => {
+      if (stopped) return;
+      stopped = true;
+      await retry.stop();
+    };
+    this.closers.push(stop);
+    await retry.run(this.client.kafka);
+    return { retry, stop };
+  }
+
   async send(
     records: Array<{
       key: string | null;

@@ -141,18 +141,21 @@ describe('choosing the engine', () => {
     },
   );
 
-  it("refuses 'batched' for a plan that keeps key order, with a code", () => {
+  it('refuses runMain for a plan that keeps key order on the batched engine, and points at run(kafka)', async () => {
     const perKey = perKeyPlan();
     expect(perKey.targets.kafka?.ordering).toBe('park-key');
-    expect(() =>
-      createKafkaRetry({
-        plan: perKey,
-        engine: 'batched',
-        handler: async () => {},
-        producer: new BatchProducer([]),
-        meter: undefined,
-      }),
-    ).toThrow(expect.objectContaining({ name: 'KafkaRetryError', code: 'batched-per-key' }));
+    const retry = createKafkaRetry({
+      plan: perKey,
+      engine: 'batched',
+      handler: async () => {},
+      producer: new BatchProducer([]),
+      meter: undefined,
+    });
+    await expect(retry.runMain(new BatchConsumer())).rejects.toMatchObject({
+      name: 'KafkaRetryError',
+      code: 'batched-per-key',
+      message: expect.stringContaining('run(kafka)'),
+    });
   });
 });
 

@@ -1,6 +1,12 @@
 import { type Admin, type Consumer, type EachBatchPayload, Kafka, logLevel, type Producer } from 'kafkajs';
 import { describe, expect, it } from 'vitest';
-import type { AdminLike, ConsumerLike, EachBatchPayloadLike, ProducerLike } from '../../../runtime/kafka';
+import type {
+  AdminLike,
+  ConsumerLike,
+  EachBatchPayloadLike,
+  KafkaLike,
+  ProducerLike,
+} from '../../../runtime/kafka';
 
 // Compile-time: kafkajs 2.2.4's clients satisfy the adapter's structural contract with no cast.
 const asConsumer = (consumer: Consumer): ConsumerLike => consumer;
@@ -8,6 +14,8 @@ const asProducer = (producer: Producer): ProducerLike => producer;
 const asAdmin = (admin: Admin): AdminLike => admin;
 // And what KafkaJS hands to `eachBatch` is what the batched engine reads.
 const asBatch = (payload: EachBatchPayload): EachBatchPayloadLike => payload;
+// And KafkaJS's `Kafka` makes the consumer run(kafka) runs.
+const asKafka = (kafka: Kafka): KafkaLike => kafka;
 
 describe('the KafkaJS contract', () => {
   it('is met by kafkajs clients (checked by the compiler; nothing connects)', () => {
@@ -18,5 +26,6 @@ describe('the KafkaJS contract', () => {
     expect(typeof asProducer(kafka.producer()).send).toBe('function');
     expect(typeof asAdmin(kafka.admin()).fetchTopicOffsets).toBe('function');
     expect(asBatch).toBeTypeOf('function');
+    expect(typeof asKafka(kafka).consumer).toBe('function');
   });
 });

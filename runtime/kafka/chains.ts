@@ -1,0 +1,263 @@
+import { KeyIndex } from './chain-keys';
+import type { AdminLike, ConsumedMessage, ConsumerLike, EachBatchPayloadLike, KafkaClient } from './contract';
+import { KafkaRetryError } from './errors';
+import { headerText, KAFKA_HEADERS, originOf } from './headers';
+import type { KafkaRetryEvent } from './options';
+
+/**
+ * Per-key order with one owner per chain. A chain is partition p of the source topic and
+ * partition p of every retry topic. One consumer group reads them all, with range assignment
+ * (chain-assigner.ts; librdkafka's `range`), so that one member holds a whole chain, and only
+ * that member writes into the chain's retry partitions (a copy keeps its partition).
+ *
+ * After each assignment a member first reads its chains' retry partitions from the group's
+ * commit to their end, indexing every record there by key (chain-keys.ts), and only then runs
+ * anything in the chain: from then on it knows every record of its chains, because it made the
+ * copies itself. A chain the member does not hold whole (another assignor, a partition count
+ * that differs) is left paused, and reported: order first, then progress.
+ */
+
+export interface ChainsParts {
+  consumer: ConsumerLike;
+  client: KafkaClient;
+  admin: AdminLike;
+  group: string;
+  sourceTopic: string;
+  retryTopics: string[];
+  emit: (event: KafkaRetryEvent) => void;
+}
+
+interface Scan {
+  /** Where the group's commit is (or the log start): the partition is read again from here. */
+  from: bigint;
+  /** The end of the log when the chain was assigned: the chain's records are all below. */
+  until: bigint;
+}
+
+type Positions = Map<string, Scan>;
+
+export class Chain {
+  readonly keys = new KeyIndex();
+  /** planning: waiting for the log ends; scanning: reading the retry partitions to their end. */
+  state: 'planning' | 'scanning' | 'ready' | 'split' = 'planning';
+  /** Retry topics whose partition is still to be read to its end. */
+  readonly scans = new Map<string, Scan>();
+  /** Topics of the chain paused until it is ready. */
+  readonly held = new Set<string>();
+  private tail: Promise<unknown> = Promise.resolve();
+
+  constructor(readonly partition: number) {}
+
+  /**
+   * One batch of the chain at a time: the client may hand over batches of the source partition
+   * and of a retry partition at once, and both read and change the key index.
+   */
+  serial<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.tail.then(task, task);
+    this.tail = run.catch(() => undefined);
+    return run;
+  }
+}
+
+export class Chains {
+  private chains = new Map<number, Chain>();
+  private positions: Promise<Positions> | undefined;
+  /** Counts assignments: what a member remembers of its partitions is only good for one. */
+  generation = 0;
+
+  constructor(private readonly parts: ChainsParts) {}
+
+  /**
+   * The member's new assignment (every partition it holds, of every topic). Resolves once the
+   * retry partitions' positions are read (never rejects): the Confluent client waits for it
+   * before it starts fetching.
+   */
+  assigned(assignment: Array<{ topic: string; partition: number }>): Promise<void> {
+    const { consumer, sourceTopic, retryTopics } = this.parts;
+    this.generation++;
+    this.chains = new Map();
+    const held = new Map<number, Set<string>>();
+    const ours = assignment.filter(({ topic }) => topic === sourceTopic || retryTopics.includes(topic));
+    for (const { topic, partition } of ours) {
+      const topics = held.get(partition) ?? new Set<string>();
+      topics.add(topic);
+      held.set(partition, topics);
+    }
+    // A partition paused in the last assignment may stay paused in this one (KafkaJS keeps the
+    // pause; librdkafka may): every chain starts afresh, unpaused. The Confluent client calls
+    // back before it makes the assignment, so its resume waits for that.
+    const resume = () => {
+      for (const { topic, partition } of ours) {
+        try {
+          consumer.resume([{ topic, partitions: [partition] }]);
+        } catch {
+          // Not this member's any more.
+        }
+      }
+    };
+    if (this.parts.client === 'kafkajs') resume();
+    else setImmediate(resume);
+    for (const [partition, topics] of held) {
+      const chain = new Chain(partition);
+      if (topics.size < retryTopics.length + 1) chain.state = 'split';
+      this.chains.set(partition, chain);
+    }
+    this.positions = undefined;
+    // Read the log ends now, not at the first batch: a retry partition the group never committed
+    // on must be moved to its start before anything is read from it.
+    return this.plan().then(
+      () => undefined,
+      () => undefined,
+    );
+  }
+
+  /** The member lost its partitions (the Confluent client says so; KafkaJS's next join does). */
+  revoked(): void {
+    this.generation++;
+    this.chains = new Map();
+    this.positions = undefined;
+  }
+
+  of(partition: number): Chain | undefined {
+    return this.chains.get(partition);
+  }
+
+  /**
+   * Whether a batch of the chain may run now; called in the chain's turn. Until the chain is
+   * ready its batches are read for the index (retry topics) or paused (the source topic).
+   */
+  async admit(chain: Chain, payload: EachBatchPayloadLike): Promise<boolean> {
+    const { topic, partition, messages } = payload.batch;
+    const first = messages[0] as ConsumedMessage;
+    if (chain.state === 'split') {
+      this.hold(chain, topic, first.offset);
+      this.parts.emit({
+        type: 'failed',
+        role: topic === this.parts.sourceTopic ? 'main' : 'retry',
+        topic,
+        partition,
+        offset: first.offset,
+        error: new KafkaRetryError(
+          'chain-split',
+          `this member holds ${topic}[${partition}] but not partition ${partition} of every topic of the chain: ` +
+            'paused to keep key order; give every consumer of the group range assignment',
+        ),
+      });
+      return false;
+    }
+    if (chain.state === 'planning') {
+      const positions = await this.plan();
+      if (this.chains.get(chain.partition) !== chain) return false;
+      for (const retryTopic of this.parts.retryTopics) {
+        const scan = positions.get(`${retryTopic}\u0000${chain.partition}`);
+        if (scan && scan.from < scan.until) chain.scans.set(retryTopic, scan);
+      }
+      chain.state = 'scanning';
+    }
+    if (chain.state === 'scanning' && chain.scans.size === 0) this.ready(chain);
+    if (chain.state === 'ready') return true;
+    const scan = chain.scans.get(topic);
+    if (!scan) {
+      this.hold(chain, topic, first.offset);
+      return false;
+    }
+    for (const message of messages) {
+      if (BigInt(message.offset) >= scan.until) break;
+      this.index(chain, topic, message);
+    }
+    const last = messages[messages.length - 1] as ConsumedMessage;
+    if (BigInt(last.offset) + 1n < scan.until) {
+      payload.resolveOffset(last.offset);
+      return false;
+    }
+    chain.scans.delete(topic);
+    this.hold(chain, topic, String(scan.from));
+    if (chain.scans.size === 0) this.ready(chain);
+    return false;
+  }
+
+  /** Every record of the chain, as its copy says: key, sequence, when produced and due. */
+  private index(chain: Chain, topic: string, message: ConsumedMessage): void {
+    if (!message.key) return;
+    const origin = originOf(message.headers, { topic, partition: chain.partition, offset: message.offset });
+    if (!origin.fromHeaders) return;
+    const notBefore = Number(headerText(message.headers, KAFKA_HEADERS.notBefore));
+    chain.keys.put(message.key.toString('base64'), {
+      sequence: Number(origin.offset),
+      topic,
+      producedAt: Number(message.timestamp),
+      ...(Number.isSafeInteger(notBefore) ? { notBefore } : {}),
+    });
+  }
+
+  private ready(chain: Chain): void {
+    chain.state = 'ready';
+    for (const topic of chain.held) {
+      try {
+        this.parts.consumer.resume([{ topic, partitions: [chain.partition] }]);
+      } catch {
+        // No longer this member's: the next assignment starts the chain over.
+      }
+    }
+    chain.held.clear();
+  }
+
+  private hold(chain: Chain, topic: string, offset: string): void {
+    chain.held.add(topic);
+    const { consumer } = this.parts;
+    try {
+      consumer.seek({ topic, partition: chain.partition, offset });
+      consumer.pause([{ topic, partitions: [chain.partition] }]);
+    } catch {
+      // No longer this member's.
+    }
+  }
+
+  /**
+   * Per retry partition: the group's commit and the end of the log, read once per assignment.
+   * A failure is thrown to the batch (held, read again after a back-off) and read again then.
+   */
+  private plan(): Promise<Positions> {
+    if (this.positions) return this.positions;
+    const reading = this.read();
+    this.positions = reading;
+    reading.catch(() => {
+      if (this.positions === reading) this.positions = undefined;
+    });
+    return reading;
+  }
+
+  private async read(): Promise<Positions> {
+    const { admin, group, retryTopics, consumer } = this.parts;
+    const owned = new Set(this.chains.keys());
+    const [committed, ...ends] = await Promise.all([
+      admin.fetchOffsets({ groupId: group, topics: retryTopics }),
+      ...retryTopics.map((topic) => admin.fetchTopicOffsets(topic)),
+    ]).catch((cause: unknown) => {
+      throw new KafkaRetryError('chain-read-failed', 'reading the retry topics’ commits and ends failed', {
+        cause,
+      });
+    });
+    const positions: Positions = new Map();
+    retryTopics.forEach((topic, index) => {
+      const commits = committed.find((each) => each.topic === topic)?.partitions ?? [];
+      for (const end of ends[index] ?? []) {
+        if (!owned.has(end.partition)) continue;
+        const commit = BigInt(commits.find((each) => each.partition === end.partition)?.offset ?? '-1');
+        const low = BigInt(end.low);
+        const from = commit < low ? low : commit;
+        positions.set(`${topic}\u0000${end.partition}`, { from, until: BigInt(end.high) });
+        // Never committed on (or the commit fell off the log): read it from its start, as a
+        // consumer that starts at the end would skip copies made before this member joined.
+        if (commit !== from) {
+          try {
+            consumer.seek({ topic, partition: end.partition, offset: String(from) });
+          } catch {
+            // No longer this member's.
+          }
+        }
+      }
+    });
+    return positions;
+  }
+}

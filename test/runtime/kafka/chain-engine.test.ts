@@ -1,0 +1,317 @@
+import type { Admin, ConsumerConfig } from 'kafkajs';
+import { describe, expect, it } from 'vitest';
+import type { RetryPlan } from '../../../policy';
+import {
+  createKafkaRetry,
+  KAFKA_HEADERS,
+  type KafkaHandler,
+  type KafkaLike,
+  type KafkaRetryEvent,
+} from '../../../runtime/kafka';
+import { FakeClock, flush } from '../../support/fake-clock';
+import { billingPlan, httpError } from '../plan-fixture';
+import { BatchConsumer, BatchProducer, type FakeRecord } from './batch-fakes';
+
+/**
+ * Per-key order on the batched engine (run(kafka)): one consumer reads the whole chain, on fake
+ * clients typed against kafkajs and a fake clock.
+ */
+
+const plan: RetryPlan = billingPlan({
+  ordering: 'per-key',
+  targets: {
+    kafka: { topic: 'bookstore.orders', consumerGroup: 'billing', partitions: 3, replicationFactor: 1 },
+  },
+});
+const kafka = plan.targets.kafka;
+if (!kafka) throw new Error('no kafka target');
+const source = kafka.sourceTopic;
+const retryTopics = kafka.levels.map((level) => level.destination);
+const [level1 = '', level2 = ''] = retryTopics;
+const dlt = kafka.deadLetterTopic;
+
+/** A KafkaJS consumer that also tells of its joins, as KafkaJS's GROUP_JOIN does. */
+class JoiningConsumer extends BatchConsumer {
+  /** Joins with `memberAssignment`, and forgets what was logged up to the chains being read. */
+  async joined(memberAssignment: Record<string, number[]>) {
+    this.join(memberAssignment);
+    await flush();
+    this.log.length = 0;
+  }
+
+  readonly events = { GROUP_JOIN: 'consumer.group_join' };
+  private readonly listeners: Array<(event: unknown) => void> = [];
+  on(event: string, listener: (event: unknown) => void) {
+    if (event === this.events.GROUP_JOIN) this.listeners.push(listener);
+    return () => undefined;
+  }
+  join(memberAssignment: Record<string, number[]>) {
+    for (const listener of this.listeners) listener({ payload: { memberAssignment } });
+  }
+}
+
+/** The retry topics' committed offsets and log ends, as the test sets them. */
+class ChainAdmin implements Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'> {
+  /** `topic[partition]` → [committed, high]; unset: nothing committed, empty log. */
+  readonly logs = new Map<string, [committed: string, high: string]>();
+  async fetchOffsets({ topics }: { groupId: string; topics?: string[] }) {
+    return (topics ?? []).map((topic) => ({
+      topic,
+      partitions: [0, 1, 2].map((partition) => ({
+        partition,
+        offset: this.logs.get(`${topic}[${partition}]`)?.[0] ?? '-1',
+        metadata: null,
+      })),
+    }));
+  }
+  async fetchTopicOffsets(topic: string) {
+    return [0, 1, 2].map((partition) => {
+      const high = this.logs.get(`${topic}[${partition}]`)?.[1] ?? '0';
+      return { partition, offset: high, high, low: '0' };
+    });
+  }
+}
+
+const wholeChain = (partition: number) =>
+  Object.fromEntries([source, ...retryTopics].map((topic) => [topic, [partition]]));
+
+async function setUp(handler: KafkaHandler, admin = new ChainAdmin()) {
+  const clock = new FakeClock();
+  const consumer = new JoiningConsumer();
+  const producer = new BatchProducer(consumer.log);
+  const events: KafkaRetryEvent[] = [];
+  const configs: ConsumerConfig[] = [];
+  const client: KafkaLike = {
+    consumer: (config) => {
+      configs.push(config as ConsumerConfig);
+      return consumer;
+    },
+  };
+  const retry = createKafkaRetry({
+    plan,
+    engine: 'batched',
+    handler,
+    producer,
+    admin: admin as never,
+    clock,
+    random: () => 0.5,
+    meter: undefined,
+    onEvent: (event) => events.push(event),
+  });
+  await retry.run(client);
+  return { clock, consumer, producer, events, configs, retry, admin };
+}
+
+/** Records the handler was called with, in order; fails those named in `failing` (503) each time. */
+function recorder(failing: string[] = []) {
+  const calls: string[] = [];
+  const handler: KafkaHandler = async (message) => {
+    const value = String(message.value);
+    calls.push(value);
+    if (failing.includes(value)) throw httpError(503);
+  };
+  return { calls, handler };
+}
+
+const keyed = (key: string, value: string, extra: Partial<FakeRecord> = {}): FakeRecord => ({
+  key,
+  value,
+  ...extra,
+});
+
+describe('run(kafka): one consumer for the whole chain', () => {
+  it('makes one KafkaJS consumer in the main group with range assignment, reading the source and every retry topic', async () => {
+    const { consumer, configs } = await setUp(async () => {});
+    expect(configs).toHaveLength(1);
+    expect(configs[0]).toMatchObject({ groupId: kafka.consumerGroup, maxWaitTimeInMs: 500 });
+    expect(configs[0]?.partitionAssigners?.map((assigner) => assigner({} as never).name)).toEqual(['range']);
+    expect(consumer.log).toEqual([`subscribe ${source}`, `subscribe ${retryTopics.join(',')}`]);
+    expect(consumer.config).toMatchObject({ autoCommit: false, eachBatchAutoResolve: false });
+  });
+
+  it('refuses a plan without key order, with a code', async () => {
+    const client: KafkaLike = { consumer: () => new JoiningConsumer() };
+    const unordered = createKafkaRetry({
+      plan: billingPlan(),
+      engine: 'batched',
+      handler: async () => {},
+      producer: new BatchProducer([]),
+      meter: undefined,
+    });
+    await expect(unordered.run(client)).rejects.toMatchObject({ code: 'invalid-option' });
+  });
+});
+
+describe('per-key order on the batched engine (fake kafkajs clients)', () => {
+  it('parks a key’s later records behind its first one’s retry copy, in one batch; other keys run', async () => {
+    const { calls, handler } = recorder(['placed']);
+    const { consumer, producer, events, clock } = await setUp(handler);
+    await consumer.joined(wholeChain(0));
+    await consumer.deliver(source, 0, 0, [
+      keyed('order-42', 'placed'),
+      keyed('order-42', 'cancelled'),
+      keyed('order-7', 'other'),
+    ]);
+    expect(calls.sort()).toEqual(['other', 'placed']);
+    // The head's copy first, then the follower behind it, then one commit past all three.
+    expect(consumer.log).toEqual([
+      `send ${level1}[0] ×1 acked`,
+      `send ${level1}[0] ×1 acked`,
+      `commit ${source}[0]@3`,
+    ]);
+    const [head, follower] = producer.copies;
+    expect(String(head?.message.value)).toBe('placed');
+    expect(String(follower?.message.value)).toBe('cancelled');
+    expect(follower?.message.headers).toMatchObject({
+      [KAFKA_HEADERS.parked]: 'true',
+      [KAFKA_HEADERS.originalOffset]: '1',
+      [KAFKA_HEADERS.notBefore]: String(clock.now() + 1_000),
+    });
+    // Each copy carries when it was made: the index tells a record's newest copy by it.
+    expect(head?.message.timestamp).toBe(String(clock.now()));
+    expect(events.filter((event) => event.type === 'parked')).toEqual([
+      expect.objectContaining({ offset: '1', destination: level1, behind: 0 }),
+    ]);
+  });
+
+  it('parks a later batch’s record behind the key’s record in the chain, then runs them in order when due', async () => {
+    const { calls, handler } = recorder(['placed']);
+    const { consumer, producer, clock } = await setUp(handler);
+    await consumer.joined(wholeChain(0));
+    await consumer.deliver(source, 0, 0, [keyed('order-42', 'placed')]);
+    await consumer.deliver(source, 0, 1, [keyed('order-42', 'paid'), keyed('order-9', 'other')]);
+    expect(calls).toEqual(['placed', 'other']);
+    expect(producer.copies.map((copy) => [copy.topic, String(copy.message.value)])).toEqual([
+      [level1, 'placed'],
+      [level1, 'paid'],
+    ]);
+    // Due: both copies come back from level 1 in one batch; 'placed' fails again, 'paid' follows it to level 2.
+    clock.advance(1_000);
+    await flush();
+    const copies = producer.copies.map((copy) => ({
+      key: 'order-42',
+      value: String(copy.message.value),
+      timestamp: copy.message.timestamp,
+      headers: copy.message.headers as never,
+    }));
+    consumer.log.length = 0;
+    await consumer.deliver(level1, 0, 0, copies);
+    expect(calls).toEqual(['placed', 'other', 'placed']);
+    expect(producer.copies.slice(2).map((copy) => [copy.topic, String(copy.message.value)])).toEqual([
+      [level2, 'placed'],
+      [level2, 'paid'],
+    ]);
+    expect(consumer.commits()).toEqual([`commit ${level1}[0]@2`]);
+  });
+
+  it('runs the follower right after its key’s head succeeds, in the same batch', async () => {
+    const { calls, handler } = recorder();
+    const { consumer, producer, clock } = await setUp(handler);
+    await consumer.joined(wholeChain(0));
+    const notBefore = String(clock.now());
+    const head = {
+      [KAFKA_HEADERS.originalTopic]: source,
+      [KAFKA_HEADERS.originalPartition]: '0',
+      [KAFKA_HEADERS.notBefore]: notBefore,
+    };
+    await consumer.deliver(level1, 0, 0, [
+      keyed('order-42', 'placed', {
+        timestamp: '5',
+        headers: { ...head, [KAFKA_HEADERS.originalOffset]: '3' },
+      }),
+      keyed('order-42', 'paid', {
+        timestamp: '6',
+        headers: { ...head, [KAFKA_HEADERS.originalOffset]: '8', [KAFKA_HEADERS.parked]: 'true' },
+      }),
+    ]);
+    expect(calls).toEqual(['placed', 'paid']);
+    expect(producer.sent).toEqual([]);
+    expect(consumer.commits()).toEqual([`commit ${level1}[0]@2`]);
+  });
+
+  it('reads the chain’s retry partitions to their end before running anything, then parks behind what it found', async () => {
+    const admin = new ChainAdmin();
+    admin.logs.set(`${level2}[0]`, ['4', '5']);
+    const { calls, handler } = recorder();
+    const { consumer, producer, clock } = await setUp(handler, admin);
+    await consumer.joined(wholeChain(0));
+    // The source batch waits: the chain is not read yet.
+    await consumer.deliver(source, 0, 20, [keyed('order-42', 'cancelled')]);
+    expect(calls).toEqual([]);
+    expect(consumer.log).toEqual([`seek ${source}[0]@20`, `pause ${source}[0]`]);
+    // Level 2 holds an older record of the key (source offset 3), due in a minute.
+    consumer.log.length = 0;
+    const due = clock.now() + 60_000;
+    await consumer.deliver(level2, 0, 4, [
+      keyed('order-42', 'placed', {
+        timestamp: '5',
+        headers: {
+          [KAFKA_HEADERS.originalTopic]: source,
+          [KAFKA_HEADERS.originalPartition]: '0',
+          [KAFKA_HEADERS.originalOffset]: '3',
+          [KAFKA_HEADERS.notBefore]: String(due),
+        },
+      }),
+    ]);
+    expect(calls).toEqual([]);
+    expect(consumer.log).toEqual([
+      `seek ${level2}[0]@4`,
+      `pause ${level2}[0]`,
+      `resume ${source}[0]`,
+      `resume ${level2}[0]`,
+    ]);
+    consumer.log.length = 0;
+    await consumer.deliver(source, 0, 20, [keyed('order-42', 'cancelled')]);
+    expect(calls).toEqual([]);
+    expect(
+      producer.copies.map((copy) => [copy.topic, copy.message.headers?.[KAFKA_HEADERS.notBefore]]),
+    ).toEqual([[level2, String(due)]]);
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@21`]);
+  });
+
+  it('leaves behind a source record whose copy the chain already holds (copied before a crash, not committed)', async () => {
+    const admin = new ChainAdmin();
+    admin.logs.set(`${level1}[0]`, ['0', '1']);
+    const { calls, handler } = recorder();
+    const { consumer, clock } = await setUp(handler, admin);
+    await consumer.joined(wholeChain(0));
+    const copy = {
+      timestamp: '2000',
+      headers: {
+        [KAFKA_HEADERS.originalTopic]: source,
+        [KAFKA_HEADERS.originalPartition]: '0',
+        [KAFKA_HEADERS.originalOffset]: '6',
+        [KAFKA_HEADERS.notBefore]: String(clock.now() + 60_000),
+      },
+    };
+    await consumer.deliver(level1, 0, 0, [keyed('order-42', 'placed', copy)]);
+    consumer.log.length = 0;
+    await consumer.deliver(source, 0, 6, [keyed('order-42', 'placed', { timestamp: '1000' })]);
+    expect(calls).toEqual([]);
+    expect(consumer.log).toEqual([`commit ${source}[0]@7`]);
+  });
+
+  it('keeps a chain it holds only in part paused, and says so', async () => {
+    const { calls, handler } = recorder();
+    const { consumer, events } = await setUp(handler);
+    await consumer.joined({ [source]: [0], [level1]: [0] });
+    await consumer.deliver(source, 0, 0, [keyed('order-42', 'placed')]);
+    expect(calls).toEqual([]);
+    expect(consumer.log).toEqual([`seek ${source}[0]@0`, `pause ${source}[0]`]);
+    expect(events.map((event) => event.type === 'failed' && event.error.code)).toEqual(['chain-split']);
+  });
+
+  it('a follower of a dead-lettered record waits for the dead letter, then runs on the next read', async () => {
+    const calls: string[] = [];
+    const { consumer } = await setUp(async (message) => {
+      calls.push(String(message.value));
+      if (String(message.value) === 'poison') throw new Error('permanent');
+    });
+    await consumer.joined(wholeChain(0));
+    await consumer.deliver(source, 0, 0, [keyed('order-42', 'poison'), keyed('order-42', 'after')]);
+    expect(calls).toEqual(['poison']);
+    expect(consumer.log).toEqual([`send ${dlt}[0] ×1 acked`, `commit ${source}[0]@1`, `seek ${source}[0]@1`]);
+    await consumer.deliver(source, 0, 1, [keyed('order-42', 'after')]);
+    expect(calls).toEqual(['poison', 'after']);
+  });
+});
