@@ -5,7 +5,8 @@
  * run ends the way the first one did. Every handler call and its outcome is appended to
  * WORKER_LOG (synchronously, O_APPEND: the file's line order is the order the calls happened in,
  * across processes, and a SIGKILL loses no line), and so are the errors the runtime recovered
- * from. WORKER_MAX_QUEUED sets maxQueuedPerPartition. Started with
+ * from. WORKER_MAX_QUEUED sets maxQueuedPerPartition. WORKER_CHAIN=1 runs per-key order on the
+ * batched engine: one consumer, made by the runtime, for the whole chain (run(kafka)). Started with
  * `node --import tsx test/integration/kafka/chaos-worker.ts`; SIGTERM stops it gracefully.
  */
 import { appendFileSync } from 'node:fs';
@@ -22,6 +23,7 @@ async function main() {
   const outcomes = JSON.parse(process.env.WORKER_OUTCOMES ?? '{}') as Record<string, number | 'permanent'>;
   const log = process.env.WORKER_LOG ?? '';
   const maxQueued = Number(process.env.WORKER_MAX_QUEUED ?? '') || undefined;
+  const chain = process.env.WORKER_CHAIN === '1';
   const target = plan.targets.kafka;
   if (!target || !log) throw new Error('WORKER_PLAN with a kafka target and WORKER_LOG are needed');
   const write = (line: Record<string, unknown>) =>
@@ -33,14 +35,22 @@ async function main() {
   await Promise.all([admin.connect(), producer.connect()]);
   // A 6 s session (the broker's minimum): a killed member's partitions move after that long.
   const settings = { ...FAST, sessionTimeout: 6_000, rebalanceTimeout: 10_000, fromBeginning: true };
+  const {
+    onJoin: _join,
+    onTrouble: _trouble,
+    fromBeginning: _start,
+    chainAssignment: _range,
+    ...timings
+  } = settings;
   const retry = createKafkaRetry({
     plan,
     producer,
     admin,
     client: client.client,
-    viewConsumer: (groupId) => client.consumer(groupId, settings),
     fromBeginning: true,
-    ...ENGINE_OPTION,
+    ...(chain
+      ? { engine: 'batched' as const, consumerSettings: timings }
+      : { viewConsumer: (groupId: string) => client.consumer(groupId, settings), ...ENGINE_OPTION }),
     meter: undefined,
     ...(maxQueued ? { maxQueuedPerPartition: maxQueued } : {}),
     onEvent: (event) => {
@@ -66,15 +76,20 @@ async function main() {
       write({ ev: 'ok', v, a: context.attempt });
     },
   });
-  const main = client.consumer(target.consumerGroup, settings);
-  const retrying = client.consumer(target.retryConsumerGroup, settings);
-  await Promise.all([main.connect(), retrying.connect()]);
-  await retry.runMain(traced(main, write));
-  await retry.runRetry(retrying);
+  const consumers: ConsumerLike[] = [];
+  if (chain) await retry.run(client.kafka);
+  else {
+    const main = client.consumer(target.consumerGroup, settings);
+    const retrying = client.consumer(target.retryConsumerGroup, settings);
+    consumers.push(main, retrying);
+    await Promise.all([main.connect(), retrying.connect()]);
+    await retry.runMain(traced(main, write));
+    await retry.runRetry(retrying);
+  }
   process.stdout.write('running\n');
   process.once('SIGTERM', async () => {
     await retry.stop();
-    await Promise.all([main.disconnect(), retrying.disconnect(), producer.disconnect(), admin.disconnect()]);
+    await Promise.all([...consumers.map((c) => c.disconnect()), producer.disconnect(), admin.disconnect()]);
     process.exit(0);
   });
 }

@@ -2,11 +2,12 @@
  * One application process for the kill tests: the runtime on the plan in WORKER_PLAN, with a
  * handler that fails record `value` while its attempt is at most WORKER_FAILURES[value], and
  * appends every success to WORKER_LOG (synchronously: a SIGKILL right after loses no line).
- * Started with `node --import tsx test/integration/kafka/worker.ts`; ends on SIGTERM.
+ * WORKER_CHAIN=1 runs per-key order on the batched engine, with one consumer for the whole chain
+ * (run(kafka)). Started with `node --import tsx test/integration/kafka/worker.ts`; ends on SIGTERM.
  */
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
-import { createKafkaRetry } from '../../../runtime/kafka';
+import { type ConsumerLike, createKafkaRetry } from '../../../runtime/kafka';
 import { ENGINE_OPTION, FAST, kit } from '../../support/kafka-kit';
 
 async function main() {
@@ -20,14 +21,23 @@ async function main() {
   const producer = client.producer();
   await Promise.all([admin.connect(), producer.connect()]);
   const settings = { ...FAST, fromBeginning: true };
+  const chain = process.env.WORKER_CHAIN === '1';
+  const {
+    onJoin: _join,
+    onTrouble: _trouble,
+    fromBeginning: _start,
+    chainAssignment: _range,
+    ...timings
+  } = FAST;
   const retry = createKafkaRetry({
     plan,
     producer,
     admin,
     client: client.client,
-    viewConsumer: (groupId) => client.consumer(groupId, settings),
     fromBeginning: true,
-    ...ENGINE_OPTION,
+    ...(chain
+      ? { engine: 'batched' as const, consumerSettings: timings }
+      : { viewConsumer: (groupId: string) => client.consumer(groupId, settings), ...ENGINE_OPTION }),
     meter: undefined,
     handler: async (message, context) => {
       const value = String(message.value);
@@ -37,15 +47,20 @@ async function main() {
       appendFileSync(log, `${JSON.stringify({ value, attempt: context.attempt, pid: process.pid })}\n`);
     },
   });
-  const main = client.consumer(target.consumerGroup, settings);
-  const retrying = client.consumer(target.retryConsumerGroup, settings);
-  await Promise.all([main.connect(), retrying.connect()]);
-  await retry.runMain(main);
-  await retry.runRetry(retrying);
+  const consumers: ConsumerLike[] = [];
+  if (chain) await retry.run(client.kafka);
+  else {
+    const main = client.consumer(target.consumerGroup, settings);
+    const retrying = client.consumer(target.retryConsumerGroup, settings);
+    consumers.push(main, retrying);
+    await Promise.all([main.connect(), retrying.connect()]);
+    await retry.runMain(main);
+    await retry.runRetry(retrying);
+  }
   process.stdout.write('running\n');
   process.once('SIGTERM', async () => {
     await retry.stop();
-    await Promise.all([main.disconnect(), retrying.disconnect(), producer.disconnect(), admin.disconnect()]);
+    await Promise.all([...consumers.map((c) => c.disconnect()), producer.disconnect(), admin.disconnect()]);
     process.exit(0);
   });
 }
