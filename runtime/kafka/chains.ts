@@ -22,6 +22,11 @@ export interface ChainsParts {
   client: KafkaClient;
   admin: AdminLike;
   group: string;
+  /**
+   * The group the retry topics were read in before (`retryConsumerGroup`): where this group has
+   * no commit on a retry partition yet, it starts from that group's.
+   */
+  formerGroup: string;
   sourceTopic: string;
   retryTopics: string[];
   emit: (event: KafkaRetryEvent) => void;
@@ -162,7 +167,10 @@ export class Chains {
       return false;
     }
     for (const message of messages) {
-      if (BigInt(message.offset) >= scan.until) break;
+      const offset = BigInt(message.offset);
+      // Below the commit (read before the seek to it took effect): out of the chain.
+      if (offset < scan.from) continue;
+      if (offset >= scan.until) break;
       this.index(chain, topic, message);
     }
     const last = messages[messages.length - 1] as ConsumedMessage;
@@ -228,10 +236,11 @@ export class Chains {
   }
 
   private async read(): Promise<Positions> {
-    const { admin, group, retryTopics, consumer } = this.parts;
+    const { admin, group, formerGroup, retryTopics, consumer } = this.parts;
     const owned = new Set(this.chains.keys());
-    const [committed, ...ends] = await Promise.all([
+    const [committed, former, ...ends] = await Promise.all([
       admin.fetchOffsets({ groupId: group, topics: retryTopics }),
+      admin.fetchOffsets({ groupId: formerGroup, topics: retryTopics }),
       ...retryTopics.map((topic) => admin.fetchTopicOffsets(topic)),
     ]).catch((cause: unknown) => {
       throw new KafkaRetryError('chain-read-failed', 'reading the retry topics’ commits and ends failed', {
@@ -239,17 +248,24 @@ export class Chains {
       });
     });
     const positions: Positions = new Map();
+    const commitOf = (offsets: typeof committed, topic: string, partition: number) =>
+      BigInt(
+        offsets.find((each) => each.topic === topic)?.partitions.find((each) => each.partition === partition)
+          ?.offset ?? '-1',
+      );
     retryTopics.forEach((topic, index) => {
-      const commits = committed.find((each) => each.topic === topic)?.partitions ?? [];
       for (const end of ends[index] ?? []) {
         if (!owned.has(end.partition)) continue;
-        const commit = BigInt(commits.find((each) => each.partition === end.partition)?.offset ?? '-1');
+        const own = commitOf(committed, topic, end.partition);
+        // A deployment that read the retry topics in their own group (runRetry) moves to this one
+        // where that group left off, not from the start of the log.
+        const commit = own >= 0n ? own : commitOf(former, topic, end.partition);
         const low = BigInt(end.low);
         const from = commit < low ? low : commit;
         positions.set(`${topic}\u0000${end.partition}`, { from, until: BigInt(end.high) });
-        // Never committed on (or the commit fell off the log): read it from its start, as a
-        // consumer that starts at the end would skip copies made before this member joined.
-        if (commit !== from) {
+        // Never committed on in this group (or the commit fell off the log): read it from there,
+        // as a consumer that starts at the end would skip copies made before this member joined.
+        if (own !== from) {
           try {
             consumer.seek({ topic, partition: end.partition, offset: String(from) });
           } catch {

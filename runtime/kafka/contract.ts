@@ -73,7 +73,7 @@ export interface ConsumerLike {
   resume(topics: TopicPartitions[]): void;
   /** KafkaJS's instrumentation events, to notice a new partition assignment (the Confluent client's throw). */
   on?(event: string, listener: (event: unknown) => void): unknown;
-  readonly events?: { GROUP_JOIN: string };
+  readonly events?: { GROUP_JOIN: string; CRASH?: string };
   /** The Confluent client's current assignment (KafkaJS has none; it reports GROUP_JOIN instead). */
   assignment?(): Array<{ topic: string; partition: number }>;
 }

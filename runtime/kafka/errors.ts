@@ -16,6 +16,8 @@
  * - chain-view-failed: the chain view could not read the broker's state; as produce-failed.
  * - chain-read-failed: per-key order on one consumer could not read the retry topics' commits
  *   and ends after an assignment; the chain stays paused and is tried again after a back-off.
+ * - consumer-crashed: a consumer the runtime made (run(kafka)) crashed; reported as `failed`
+ *   (partition -1), and `closed` rejects with it when the client will not restart the consumer.
  * - chain-split: per-key order on one consumer, and the member holds some partitions of a chain
  *   but not all (the group does not use range assignment, or a topic's partition count differs):
  *   the chain stays paused until the next assignment.
@@ -33,6 +35,7 @@ export type KafkaRetryErrorCode =
   | 'chain-view-failed'
   | 'chain-read-failed'
   | 'chain-split'
+  | 'consumer-crashed'
   | 'commit-failed';
 
 export class KafkaRetryError extends Error {

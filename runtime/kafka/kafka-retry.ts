@@ -36,6 +36,12 @@ export interface KafkaRetry {
    * commit, stops the chain view. Then disconnect the consumers you passed in.
    */
   stop(): Promise<void>;
+  /**
+   * Resolves once `stop` is done. Rejects (KafkaRetryError `consumer-crashed`) when a consumer
+   * the runtime made (run) crashed for good, so that the process can be restarted: KafkaJS
+   * restarts a consumer after most errors by itself, and says when it will not.
+   */
+  readonly closed: Promise<void>;
 }
 
 /**
@@ -135,6 +141,14 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   const levelOf = new Map(rules.levels.map((level) => [level.destination, level]));
   /** Consumers the runtime made (run), disconnected when it stops. */
   const made: ConsumerLike[] = [];
+  let close!: () => void;
+  let crash!: (error: KafkaRetryError) => void;
+  const closed = new Promise<void>((resolve, reject) => {
+    close = resolve;
+    crash = reject;
+  });
+  // Rejected with nobody awaiting it is not an unhandled rejection: the `failed` event told.
+  closed.catch(() => undefined);
 
   async function runChain(kafka: KafkaLike) {
     if (engine !== 'batched') {
@@ -185,6 +199,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       client,
       admin: options.admin,
       group: rules.consumerGroup,
+      formerGroup: rules.retryConsumerGroup,
       sourceTopic: rules.sourceTopic,
       retryTopics,
       emit: runtime.emit,
@@ -194,6 +209,8 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       consumer.on(consumer.events.GROUP_JOIN, (event) => {
         void chains?.assigned(joinedPartitions(event));
       });
+      const crashed = consumer.events.CRASH;
+      if (crashed) consumer.on(crashed, (event) => onCrash(event));
       await consumer.subscribe({ topics: [rules.sourceTopic], fromBeginning });
       // Copies may be made before a member ever commits on their partition.
       await consumer.subscribe({ topics: retryTopics, fromBeginning: true });
@@ -280,7 +297,28 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     });
   }
 
+  /** KafkaJS's CRASH: reported; when KafkaJS will not restart the consumer, `closed` rejects. */
+  function onCrash(event: unknown) {
+    const payload = (event as { payload?: { error?: unknown; restart?: boolean } })?.payload;
+    const restart = payload?.restart === true;
+    const error = new KafkaRetryError(
+      'consumer-crashed',
+      `the consumer of group ${rules.consumerGroup} crashed${restart ? '; KafkaJS restarts it' : ', and KafkaJS will not restart it: restart the process'}`,
+      { cause: payload?.error },
+    );
+    runtime.emit({
+      type: 'failed',
+      role: 'main',
+      topic: rules.sourceTopic,
+      partition: -1,
+      offset: '-1',
+      error,
+    });
+    if (!restart && !stopping.signal.aborted) crash(error);
+  }
+
   return {
+    closed,
     runMain: (consumer) =>
       run(consumer, 'main', [rules.sourceTopic], options.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning),
     // A retry group with no committed offset yet must start at the beginning: the first copies
@@ -293,6 +331,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       // The batches under way send and commit what they carried out before the caller disconnects.
       await Promise.all(engines.map((engine) => engine.idle()));
       await Promise.all(made.map((consumer) => consumer.disconnect().catch(() => undefined)));
+      close();
       runtime.ordering?.stop();
       if (viewStarted) {
         await viewStarted.catch(() => undefined);

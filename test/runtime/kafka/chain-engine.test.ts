@@ -39,14 +39,21 @@ class JoiningConsumer extends BatchConsumer {
     this.log.length = 0;
   }
 
-  readonly events = { GROUP_JOIN: 'consumer.group_join' };
-  private readonly listeners: Array<(event: unknown) => void> = [];
+  readonly events = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash' };
+  private readonly listeners = new Map<string, Array<(event: unknown) => void>>();
   on(event: string, listener: (event: unknown) => void) {
-    if (event === this.events.GROUP_JOIN) this.listeners.push(listener);
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
     return () => undefined;
   }
+  private emit(event: string, payload: unknown) {
+    for (const listener of this.listeners.get(event) ?? []) listener({ payload });
+  }
   join(memberAssignment: Record<string, number[]>) {
-    for (const listener of this.listeners) listener({ payload: { memberAssignment } });
+    this.emit(this.events.GROUP_JOIN, { memberAssignment });
+  }
+  /** KafkaJS's CRASH, and whether it restarts the consumer itself. */
+  crash(restart: boolean) {
+    this.emit(this.events.CRASH, { error: new Error('KafkaJSNumberOfRetriesExceeded (simulated)'), restart });
   }
 }
 
@@ -54,12 +61,16 @@ class JoiningConsumer extends BatchConsumer {
 class ChainAdmin implements Pick<Admin, 'fetchOffsets' | 'fetchTopicOffsets'> {
   /** `topic[partition]` → [committed, high]; unset: nothing committed, empty log. */
   readonly logs = new Map<string, [committed: string, high: string]>();
-  async fetchOffsets({ topics }: { groupId: string; topics?: string[] }) {
+  /** `topic[partition]` → the retry group's commit (runRetry's group, before run(kafka)). */
+  readonly former = new Map<string, string>();
+  async fetchOffsets({ groupId, topics }: { groupId: string; topics?: string[] }) {
+    const commitOf = (where: string) =>
+      groupId === kafka?.retryConsumerGroup ? this.former.get(where) : this.logs.get(where)?.[0];
     return (topics ?? []).map((topic) => ({
       topic,
       partitions: [0, 1, 2].map((partition) => ({
         partition,
-        offset: this.logs.get(`${topic}[${partition}]`)?.[0] ?? '-1',
+        offset: commitOf(`${topic}[${partition}]`) ?? '-1',
         metadata: null,
       })),
     }));
@@ -127,6 +138,41 @@ describe('run(kafka): one consumer for the whole chain', () => {
     expect(configs[0]?.partitionAssigners?.map((assigner) => assigner({} as never).name)).toEqual(['range']);
     expect(consumer.log).toEqual([`subscribe ${source}`, `subscribe ${retryTopics.join(',')}`]);
     expect(consumer.config).toMatchObject({ autoCommit: false, eachBatchAutoResolve: false });
+  });
+
+  it('fails loudly when the consumer crashed for good: a failed event, and closed rejects', async () => {
+    const { consumer, retry, events } = await setUp(async () => {});
+    let settled: unknown = 'pending';
+    retry.closed.then(
+      () => {
+        settled = 'resolved';
+      },
+      (error: unknown) => {
+        settled = error;
+      },
+    );
+    consumer.crash(true);
+    await flush();
+    // Restarted by KafkaJS: told, not fatal.
+    expect(settled).toBe('pending');
+    consumer.crash(false);
+    await flush();
+    expect(settled).toMatchObject({ name: 'KafkaRetryError', code: 'consumer-crashed' });
+    expect(events.map((event) => event.type === 'failed' && event.error.code)).toEqual([
+      'consumer-crashed',
+      'consumer-crashed',
+    ]);
+  });
+
+  it('closed resolves once stop is done, and stop disconnects the consumer it made', async () => {
+    const { consumer, retry } = await setUp(async () => {});
+    let disconnected = false;
+    consumer.disconnect = async () => {
+      disconnected = true;
+    };
+    await retry.stop();
+    await expect(retry.closed).resolves.toBeUndefined();
+    expect(disconnected).toBe(true);
   });
 
   it('refuses a plan without key order, with a code', async () => {
@@ -289,6 +335,42 @@ describe('per-key order on the batched engine (fake kafkajs clients)', () => {
     await consumer.deliver(source, 0, 6, [keyed('order-42', 'placed', { timestamp: '1000' })]);
     expect(calls).toEqual([]);
     expect(consumer.log).toEqual([`commit ${source}[0]@7`]);
+  });
+
+  it('starts a retry partition this group never committed on where the retry group left off', async () => {
+    const admin = new ChainAdmin();
+    admin.logs.set(`${level1}[0]`, ['-1', '9']);
+    admin.former.set(`${level1}[0]`, '7');
+    const { calls, handler } = recorder();
+    const { consumer } = await setUp(handler, admin);
+    consumer.join(wholeChain(0));
+    await flush();
+    expect(consumer.log).toContain(`seek ${level1}[0]@7`);
+    consumer.log.length = 0;
+    // A batch read from the start before that seek took effect: nothing below 7 is in the chain.
+    const copyOf = (offset: number) =>
+      keyed('order-42', `copy-${offset}`, {
+        timestamp: '5',
+        headers: {
+          [KAFKA_HEADERS.originalTopic]: source,
+          [KAFKA_HEADERS.originalPartition]: '0',
+          [KAFKA_HEADERS.originalOffset]: String(offset),
+          [KAFKA_HEADERS.notBefore]: '1',
+        },
+      });
+    await consumer.deliver(level1, 0, 0, [copyOf(0), copyOf(1)]);
+    await consumer.deliver(level1, 0, 7, [copyOf(7), copyOf(8)]);
+    expect(calls).toEqual([]);
+    // Read to its end: back to 7, and the chain is ready.
+    expect(consumer.log.slice(-3)).toEqual([
+      `seek ${level1}[0]@7`,
+      `pause ${level1}[0]`,
+      `resume ${level1}[0]`,
+    ]);
+    // The copies from 7 on run, in order.
+    consumer.log.length = 0;
+    await consumer.deliver(level1, 0, 7, [copyOf(7), copyOf(8)]);
+    expect(calls).toEqual(['copy-7', 'copy-8']);
   });
 
   it('keeps a chain it holds only in part paused, and says so', async () => {
