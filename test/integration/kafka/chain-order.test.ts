@@ -112,8 +112,11 @@ describe('per-key order on the batched engine, one consumer per chain (real Kafk
     expect(failures(second)).toEqual([]);
   });
 
-  it('two consumers in one process share the chains whole: every key in order, no chain split', async () => {
+  it('two consumers in one process share the chains whole: every key in order, no chain split, no listener warning', async () => {
     harness = await new Harness(kafkaPlan(uniqueName('chain-two'), { ordering: 'per-key' })).open();
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => void warnings.push(`${warning.name}: ${warning.message}`);
+    process.on('warning', onWarning);
     const seen = new Map<string, number[]>();
     let failed = 0;
     const handler: KafkaHandler = async (message, context) => {
@@ -159,5 +162,7 @@ describe('per-key order on the batched engine, one consumer per chain (real Kafk
     expect(events.filter((event) => event.type === 'failed' && event.error.code === 'chain-split')).toEqual(
       [],
     );
+    process.off('warning', onWarning);
+    expect(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning'))).toEqual([]);
   });
 });
