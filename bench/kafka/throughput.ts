@@ -32,16 +32,22 @@
  *   6 runtime failure, per-record  the handler throws an HTTP 503 (transient: the policy sends it
  *                                  to retry level 1), engine 'per-record'.
  *   7 runtime failure, batched     the same, engine 'batched'.
+ *   8 runtime happy, per-key       a plan with per-key order, on the batched engine: run(kafka),
+ *                                  one consumer for the source and retry topics (it makes its own
+ *                                  consumer from the client, with range assignment).
+ *   9 runtime failure, per-key     the same, the handler throws an HTTP 503. Every key is unique
+ *                                  (key-<i>), so nothing parks: the cost of per-key order itself.
  *
- * Runtime lines run only the main consumer (runMain): no retry consumer reads the copies (the
- * level's wait is an hour anyway). Done = a `handled` event of the main role, which the runtime
+ * Runtime lines 4-7 run only the main consumer (runMain): no retry consumer reads the copies (the
+ * level's wait is an hour anyway); lines 8 and 9 read the retry topic too, and find nothing due. Done = a `handled` event of the main role, which the runtime
  * emits after the copy is acknowledged and the offset committed (delivery.ts, batch-engine.ts).
  * Records are counted once per partition and offset, whatever a rebalance redelivers.
  *
  * Every consumer reads `partitions` partitions at once (capped at 16, as the runtime does), with
  * the fetch settings of latency.ts, in a group of its own. Lines run in the same order in every
- * round (1..7, then 1..7 again), so load from elsewhere on the machine falls on all of them; the
- * ratios are taken within a round: lines 2, 4, 5 against line 1, lines 6, 7 against line 3.
+ * round (1..9, then 1..9 again), so load from elsewhere on the machine falls on all of them; the
+ * ratios are taken within a round: lines 2, 4, 5, 8 against line 1, lines 6, 7 against line 3,
+ * line 9 against line 7 (per-key ÷ unordered on the same engine and client).
  *
  * Also reported per line: the broker's CPU (utime + stime of its JVM, /proc/<pid>/stat) over the
  * timed part per 1,000 records. The broker is found with `pgrep -f kafka.Kafka` (the one whose
@@ -130,6 +136,8 @@ interface Line {
   label: string;
   kind: 'raw eachMessage' | 'raw eachBatch' | 'hand-written failure' | 'runtime';
   engine?: KafkaEngine;
+  /** A plan with per-key order, run with run(kafka). */
+  perKey?: boolean;
   fail: boolean;
   /** The line this one's rate is divided by, round by round. */
   reference?: number;
@@ -157,6 +165,24 @@ const LINES: Line[] = [
     reference: 3,
   },
   { id: 7, label: 'runtime failure, batched', kind: 'runtime', engine: 'batched', fail: true, reference: 3 },
+  {
+    id: 8,
+    label: 'runtime happy, per-key',
+    kind: 'runtime',
+    engine: 'batched',
+    perKey: true,
+    fail: false,
+    reference: 1,
+  },
+  {
+    id: 9,
+    label: 'runtime failure, per-key',
+    kind: 'runtime',
+    engine: 'batched',
+    perKey: true,
+    fail: true,
+    reference: 7,
+  },
 ];
 
 const recordsOf = (line: Line) => (line.engine === 'per-record' ? SLOW_RECORDS : RECORDS);
@@ -365,7 +391,12 @@ function autoCommitConsumer(client: Kit, groupId: string): KitConsumer {
 async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
   const records = recordsOf(line);
   const name = `bench-throughput-${randomBytes(3).toString('hex')}`;
-  const plan = benchPlan(name, DELAYS, { kafka: { partitions: PARTITIONS } });
+  const plan = benchPlan(
+    name,
+    DELAYS,
+    { kafka: { partitions: PARTITIONS } },
+    line.perKey ? { ordering: 'per-key' } : {},
+  );
   const target = plan.targets.kafka as KafkaPlan;
   const retryTopic = target.levels[0]?.destination as string;
   // The runtime's main consumer joins the plan's group; the raw lines a group of their own name.
@@ -389,6 +420,7 @@ async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
   let consumer: KitConsumer | undefined;
   let producer: KitProducer | undefined;
   let retry: KafkaRetry | undefined;
+  let closeAdmin: (() => Promise<void>) | undefined;
   const progress = new Progress(records);
   let timer: NodeJS.Timeout | undefined;
   try {
@@ -424,8 +456,11 @@ async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
       const made = client.producer();
       producer = made;
       const main = client.consumer(groupId, SETTINGS);
+      const runtimeAdmin = client.admin();
+      // run(kafka) makes its own consumer; this one is only connected, for the checks after the line.
       consumer = main;
-      await Promise.all([made.connect(), main.connect()]);
+      await Promise.all([made.connect(), main.connect(), runtimeAdmin.connect()]);
+      closeAdmin = () => runtimeAdmin.disconnect();
       const expected = line.fail ? 'retry' : 'success';
       const runtime = createKafkaRetry({
         plan,
@@ -434,6 +469,12 @@ async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
         engine: line.engine,
         fromBeginning: true,
         meter: undefined,
+        ...(line.perKey
+          ? {
+              admin: runtimeAdmin,
+              consumerSettings: { maxWaitTimeInMs: 100, sessionTimeout: 30_000, heartbeatInterval: 1_000 },
+            }
+          : {}),
         handler: line.fail ? failing : async () => {},
         onEvent: (event) => {
           if (event.type === 'failed') run.failedEvents++;
@@ -443,7 +484,7 @@ async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
         },
       });
       retry = runtime;
-      start = () => runtime.runMain(main);
+      start = () => (line.perKey ? runtime.run(client.kafka) : runtime.runMain(main));
     } else if (line.kind === 'raw eachMessage') {
       const raw = autoCommitConsumer(client, groupId);
       consumer = raw;
@@ -518,6 +559,7 @@ async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
   } finally {
     clearTimeout(timer);
     if (retry) await bounded(retry.stop(), 'stopping the runtime');
+    if (closeAdmin) await bounded(closeAdmin(), 'disconnecting the runtime admin');
     if (consumer) await bounded(consumer.disconnect(), 'disconnecting the consumer');
     if (producer) await bounded(producer.disconnect(), 'disconnecting the producer');
     await bounded(filler.disconnect(), 'disconnecting the prefill producer');

@@ -151,6 +151,7 @@ export function clusterPlan(
   consumer: string,
   delays: string[],
   target: 'rabbitmq' | 'kafka',
+  ordering: 'none' | 'per-key' = 'none',
 ): RetryPlan {
   return derivePlan(
     parsePolicy({
@@ -159,6 +160,7 @@ export function clusterPlan(
       metadata: { name, environment: 'production' },
       spec: {
         consumer,
+        ordering,
         maxAttempts: delays.length + 1,
         backoff: { type: 'list', delays },
         jitter: 'none',
