@@ -25,10 +25,12 @@ export interface KafkaRetry {
   /** Runs a retry consumer (group `plan.retryConsumerGroup`) on every level's topic. */
   runRetry(consumer: ConsumerLike): Promise<void>;
   /**
-   * Per-key plans, on the batched engine: makes one consumer from `kafka` (KafkaJS's `Kafka`,
-   * or the Confluent client's `KafkaJS.Kafka`) in group `plan.consumerGroup`, with range
-   * assignment, and runs it on the source topic and every retry topic, so that one member owns
-   * each partition's whole chain (docs/kafka.md). Needs `admin`. `stop` disconnects it.
+   * Makes the consumers the plan needs from `kafka` (KafkaJS's `Kafka`, or the Confluent
+   * client's `KafkaJS.Kafka`), connects and runs them on the batched engine; `stop` disconnects
+   * them. A plan that keeps key order gets one consumer in group `plan.consumerGroup`, with range
+   * assignment, on the source topic and every retry topic, so that one member owns each
+   * partition's whole chain (docs/kafka.md; needs `admin`). Without key order: a main and a retry
+   * consumer, as runMain and runRetry.
    */
   run(kafka: KafkaLike): Promise<void>;
   /**
@@ -154,11 +156,16 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     if (engine !== 'batched') {
       throw new KafkaRetryError('invalid-option', "run(kafka) runs the batched engine: set engine 'batched'");
     }
+    const retryTopics = [...levelOf.keys()];
+    const fromBeginning = options.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning;
     if (rules.ordering !== 'park-key') {
-      throw new KafkaRetryError(
-        'invalid-option',
-        `run(kafka) is for plans that keep key order; "${options.plan.policy}" does not: use runMain and runRetry`,
-      );
+      // Without key order the two groups stay as runMain and runRetry have them.
+      const main = consumerOf(kafka, rules.consumerGroup, fromBeginning);
+      const retrying = consumerOf(kafka, rules.retryConsumerGroup, true);
+      await Promise.all([main.connect(), retrying.connect()]);
+      await run(main, 'main', [rules.sourceTopic], fromBeginning);
+      await run(retrying, 'retry', retryTopics, true);
+      return;
     }
     if (!options.admin) {
       throw new KafkaRetryError(
@@ -166,32 +173,23 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
         `the plan for "${options.plan.policy}" keeps key order (park-key): pass admin`,
       );
     }
-    const retryTopics = [...levelOf.keys()];
-    const fromBeginning = options.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning;
-    const settings = { ...KAFKA_DEFAULTS.chainConsumer, ...options.consumerSettings };
     // The consumer is made before its chains: the Confluent client calls back with assignments.
     let chains: Chains | undefined;
-    const consumer =
-      client === 'kafkajs'
-        ? kafka.consumer({ groupId: rules.consumerGroup, partitionAssigners: [chainAssigner], ...settings })
-        : kafka.consumer({
-            kafkaJS: {
-              groupId: rules.consumerGroup,
-              autoCommit: false,
-              fromBeginning,
-              partitionAssigners: ['range'],
-              ...settings,
-            },
-            // librdkafka's rebalance callback, awaited before the assignment is made.
-            rebalance_cb: async (
-              error: { code: number },
-              assignment: Array<{ topic: string; partition: number }>,
-            ) => {
-              if (error.code === ASSIGN_PARTITIONS) await chains?.assigned(assignment);
-              else chains?.revoked();
-            },
-          });
-    made.push(consumer);
+    const consumer = consumerOf(kafka, rules.consumerGroup, fromBeginning, {
+      // KafkaJS has no range assigner of its own.
+      kafkajs: { partitionAssigners: [chainAssigner] },
+      confluent: {
+        kafkaJS: { partitionAssigners: ['range'] },
+        // librdkafka's rebalance callback, awaited before the assignment is made.
+        rebalance_cb: async (
+          error: { code: number },
+          assignment: Array<{ topic: string; partition: number }>,
+        ) => {
+          if (error.code === ASSIGN_PARTITIONS) await chains?.assigned(assignment);
+          else chains?.revoked();
+        },
+      },
+    });
     const gate = new PartitionGate(consumer, clock, backoff);
     gates.push(gate);
     chains = new Chains({
@@ -209,8 +207,6 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       consumer.on(consumer.events.GROUP_JOIN, (event) => {
         void chains?.assigned(joinedPartitions(event));
       });
-      const crashed = consumer.events.CRASH;
-      if (crashed) consumer.on(crashed, (event) => onCrash(event));
       await consumer.subscribe({ topics: [rules.sourceTopic], fromBeginning });
       // Copies may be made before a member ever commits on their partition.
       await consumer.subscribe({ topics: retryTopics, fromBeginning: true });
@@ -297,13 +293,43 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     });
   }
 
+  /**
+   * A consumer for run(kafka) in `groupId`, in the client's own config shape, with `extra` per
+   * client, disconnected when the runtime stops; KafkaJS's crashes are watched.
+   */
+  function consumerOf(
+    kafka: KafkaLike,
+    groupId: string,
+    fromBeginning: boolean,
+    extra: { kafkajs?: object; confluent?: { kafkaJS?: object } & Record<string, unknown> } = {},
+  ): ConsumerLike {
+    const settings = { ...KAFKA_DEFAULTS.chainConsumer, ...options.consumerSettings };
+    let consumer: ConsumerLike;
+    if (client === 'kafkajs') consumer = kafka.consumer({ groupId, ...extra.kafkajs, ...settings });
+    else {
+      const { kafkaJS, ...top } = extra.confluent ?? {};
+      // The Confluent client takes these per consumer, never per call (contract.ts).
+      consumer = kafka.consumer({
+        kafkaJS: { groupId, autoCommit: false, fromBeginning, ...kafkaJS, ...settings },
+        ...top,
+      });
+    }
+    made.push(consumer);
+    // The Confluent client's `events` and `on` throw "Not implemented" (1.10.1): KafkaJS only.
+    if (client === 'kafkajs') {
+      const crashed = consumer.events?.CRASH;
+      if (crashed && consumer.on) consumer.on(crashed, (event) => onCrash(groupId, event));
+    }
+    return consumer;
+  }
+
   /** KafkaJS's CRASH: reported; when KafkaJS will not restart the consumer, `closed` rejects. */
-  function onCrash(event: unknown) {
+  function onCrash(groupId: string, event: unknown) {
     const payload = (event as { payload?: { error?: unknown; restart?: boolean } })?.payload;
     const restart = payload?.restart === true;
     const error = new KafkaRetryError(
       'consumer-crashed',
-      `the consumer of group ${rules.consumerGroup} crashed${restart ? '; KafkaJS restarts it' : ', and KafkaJS will not restart it: restart the process'}`,
+      `the consumer of group ${groupId} crashed${restart ? '; KafkaJS restarts it' : ', and KafkaJS will not restart it: restart the process'}`,
       { cause: payload?.error },
     );
     runtime.emit({

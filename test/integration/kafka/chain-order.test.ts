@@ -166,3 +166,23 @@ describe('per-key order on the batched engine, one consumer per chain (real Kafk
     expect(warnings.filter((warning) => warning.startsWith('MaxListenersExceededWarning'))).toEqual([]);
   });
 });
+
+describe('run(kafka) on a plan without key order (real Kafka)', () => {
+  it('makes a main and a retry consumer: a record that fails once succeeds from the retry topic', async () => {
+    harness = await new Harness(kafkaPlan(uniqueName('run-unordered'))).open();
+    expect(harness.target.ordering).toBe('none');
+    const orders = ordersHandler({ OrderPlaced: 1 });
+    const events: KafkaRetryEvent[] = [];
+    await harness.startChain({ handler: orders.handler, onEvent: (event) => events.push(event) });
+    await harness.send([
+      { key: 'order-42', value: 'OrderPlaced' },
+      { key: 'order-7', value: 'OtherOrderPlaced' },
+    ]);
+    await waitFor(() => orders.done.length === 2, 30_000, 'both records');
+    expect(orders.done).toEqual([
+      { id: 'OtherOrderPlaced', attempt: 1, parked: false },
+      { id: 'OrderPlaced', attempt: 2, parked: false },
+    ]);
+    expect(failures(events)).toEqual([]);
+  });
+});

@@ -177,8 +177,8 @@ export class Harness {
   }
 
   /**
-   * Per-key order on the batched engine: the runtime makes its one consumer from the client
-   * (run(kafka)) and reads the whole chain with it. `stop` ends it early, else close does.
+   * The runtime on the batched engine, making its consumers from the client
+   * (run(kafka)): with per-key order, one that reads the whole chain. `stop` ends it early, else close does.
    */
   async startChain(
     options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & { producer?: KafkaRetryOptions['producer'] },

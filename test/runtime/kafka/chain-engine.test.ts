@@ -175,16 +175,33 @@ describe('run(kafka): one consumer for the whole chain', () => {
     expect(disconnected).toBe(true);
   });
 
-  it('refuses a plan without key order, with a code', async () => {
-    const client: KafkaLike = { consumer: () => new JoiningConsumer() };
-    const unordered = createKafkaRetry({
-      plan: billingPlan(),
+  it('runs a plan without key order with a main and a retry consumer it makes, in their groups', async () => {
+    const unordered = billingPlan();
+    const groups: string[] = [];
+    const made: BatchConsumer[] = [];
+    const client: KafkaLike = {
+      consumer: (config) => {
+        groups.push((config as ConsumerConfig).groupId);
+        const consumer = new BatchConsumer();
+        made.push(consumer);
+        return consumer;
+      },
+    };
+    const retry = createKafkaRetry({
+      plan: unordered,
       engine: 'batched',
       handler: async () => {},
       producer: new BatchProducer([]),
       meter: undefined,
     });
-    await expect(unordered.run(client)).rejects.toMatchObject({ code: 'invalid-option' });
+    await retry.run(client);
+    const target = unordered.targets.kafka;
+    expect(groups).toEqual([target?.consumerGroup, target?.retryConsumerGroup]);
+    expect(made.map((consumer) => consumer.log)).toEqual([
+      [`subscribe ${target?.sourceTopic}`],
+      [`subscribe ${target?.levels.map((level) => level.destination).join(',')}`],
+    ]);
+    expect(made.every((consumer) => consumer.config?.eachBatch !== undefined)).toBe(true);
   });
 });
 
