@@ -100,17 +100,14 @@ async function run(mode: Mode) {
       plan,
       producer,
       admin,
-      viewConsumer: (groupId) => consumer(groupId),
+      consumerSettings: FAST,
       fromBeginning: true,
       meter: undefined,
       handler: async (message) => handle(Number(message.value)),
     });
     stopRetry = () => retry.stop();
-    const main = consumer(target.consumerGroup);
-    const retrying = consumer(target.retryConsumerGroup);
-    await Promise.all([main.connect(), retrying.connect()]);
-    await retry.runMain(main);
-    await retry.runRetry(retrying);
+    // The consumers the plan needs, made by the runtime: one per chain with per-key order.
+    await retry.run(kafka);
   }
 
   const started = performance.now();

@@ -120,7 +120,7 @@ async function run(mode: Mode) {
     producer,
     admin,
     client: kafka.client,
-    viewConsumer: (groupId) => kafka.consumer(groupId, SETTINGS),
+    consumerSettings: { maxWaitTimeInMs: SETTINGS.maxWaitTimeInMs, sessionTimeout: SETTINGS.sessionTimeout },
     fromBeginning: true,
     meter: undefined,
     onEvent: (event) => events.push(event),
@@ -147,11 +147,8 @@ async function run(mode: Mode) {
       done++;
     },
   });
-  const main = kafka.consumer(target.consumerGroup, SETTINGS);
-  const retrying = kafka.consumer(target.retryConsumerGroup, SETTINGS);
-  await Promise.all([main.connect(), retrying.connect()]);
-  await retry.runMain(main);
-  await retry.runRetry(retrying);
+  // The consumers the plan needs, made by the runtime: one per chain with per-key order.
+  await retry.run(kafka.kafka);
 
   // The records come from another producer, as from another application, sent at the rate
   // without waiting for each acknowledgement: the runtime is measured, not this loop.
@@ -180,8 +177,7 @@ async function run(mode: Mode) {
   while (done < RECORDS && Date.now() < deadline) await sleep(10);
   const elapsed = (performance.now() - started) / 1_000;
 
-  await retry.stop();
-  await Promise.all([main.disconnect(), retrying.disconnect()]);
+  await retry.stop(); // and disconnects the consumers it made
   await Promise.all([admin.disconnect(), producer.disconnect(), source.disconnect()]);
   await cleaner.deleteTopics({ topics: target.topics.map((spec) => spec.name) }).catch(() => undefined);
   const groups = (await cleaner.listGroups()).groups.map((g) => g.groupId).filter((id) => id.includes(name));

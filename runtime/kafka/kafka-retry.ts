@@ -75,9 +75,8 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       `concurrency is ${concurrency}: give a whole number of handler calls at once, 1 or more`,
     );
   }
-  // Batched unless the plan keeps key order: per-key order on the batched engine is opt-in for
-  // now (engine 'batched' and run(kafka)).
-  const engine = options.engine ?? (rules.ordering === 'park-key' ? 'per-record' : 'batched');
+  // Batched for every plan; a plan that keeps key order runs through run(kafka) then.
+  const engine = options.engine ?? 'batched';
 
   let view: ChainView | undefined;
   if (rules.ordering === 'park-key' && engine === 'per-record') {

@@ -93,11 +93,12 @@ export interface KafkaRetryOptions {
    */
   partitionsConsumedConcurrently?: number;
   /**
-   * How records are read and carried out. 'batched' (the default for plans without key order):
-   * a fetched batch at a time, its handlers side by side up to `concurrency`, its copies sent
-   * together and one commit per batch (docs/kafka.md, "The batched engine"); refused for a
-   * park-key plan with `batched-per-key`. 'per-record' (the default for park-key plans): one
-   * record at a time per partition, each with its own produce and commit.
+   * How records are read and carried out. 'batched' (the default): a fetched batch at a time,
+   * its handlers side by side up to `concurrency`, its copies sent together and one commit per
+   * batch (docs/kafka.md, "The batched engine"); a park-key plan runs through run(kafka), one
+   * consumer per chain. 'per-record' (the earlier engine, to be removed): one record at a time
+   * per partition, each with its own produce and commit; park-key through runMain and runRetry
+   * with a chain view.
    */
   engine?: KafkaEngine;
   /**

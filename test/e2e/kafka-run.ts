@@ -44,7 +44,7 @@ export async function runKafka(
     plan,
     producer,
     admin,
-    viewConsumer: (groupId) => kafka.consumer({ groupId, ...FAST }),
+    consumerSettings: { ...FAST },
     fromBeginning: true,
     handler: async (message, context) => {
       const { id } = JSON.parse(String(message.value)) as { id: string };
@@ -54,11 +54,8 @@ export async function runKafka(
       if (outcome === 'permanent') throw new PermanentFailure();
     },
   });
-  const main: Consumer = kafka.consumer({ groupId: target.consumerGroup, ...FAST });
-  const retrying: Consumer = kafka.consumer({ groupId: target.retryConsumerGroup, ...FAST });
-  await Promise.all([main.connect(), retrying.connect()]);
-  await retry.runMain(main);
-  await retry.runRetry(retrying);
+  // The consumers the plan needs, made by the runtime (and disconnected by its stop).
+  await retry.run(kafka);
   const readers: Consumer[] = [];
   return {
     target,
@@ -92,9 +89,7 @@ export async function runKafka(
     },
     stop: async () => {
       await retry.stop();
-      await Promise.all(
-        [main, retrying, ...readers].map((consumer) => consumer.disconnect().catch(() => undefined)),
-      );
+      await Promise.all(readers.map((consumer) => consumer.disconnect().catch(() => undefined)));
       await Promise.all([producer.disconnect(), admin.disconnect()]);
     },
   };

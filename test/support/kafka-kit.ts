@@ -39,6 +39,16 @@ function engineFrom(value: string | undefined): KafkaEngine | undefined {
 /** The runtime option for KAFKA_ENGINE: `{ engine }` when set, else nothing (the default). */
 export const ENGINE_OPTION: { engine?: KafkaEngine } = KAFKA_ENGINE ? { engine: KAFKA_ENGINE } : {};
 
+/**
+ * The engine for a runtime wired by hand (runMain and runRetry): KAFKA_ENGINE when set; else,
+ * for a plan that keeps key order, the per-record engine, the only one that runs it that way
+ * (the batched engine runs it through run(kafka)); else the default.
+ */
+export function handWiredEngine(ordering: string | undefined): { engine?: KafkaEngine } {
+  if (KAFKA_ENGINE) return { engine: KAFKA_ENGINE };
+  return ordering === 'park-key' ? { engine: 'per-record' } : {};
+}
+
 export interface ConsumerSettings {
   maxWaitTimeInMs?: number;
   sessionTimeout?: number;

@@ -12,7 +12,7 @@
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
 import { type ConsumerLike, createKafkaRetry } from '../../../runtime/kafka';
-import { ENGINE_OPTION, FAST, kit } from '../../support/kafka-kit';
+import { FAST, handWiredEngine, kit } from '../../support/kafka-kit';
 
 class InvalidCurrencyError extends Error {
   override name = 'InvalidCurrencyError';
@@ -50,7 +50,10 @@ async function main() {
     fromBeginning: true,
     ...(chain
       ? { engine: 'batched' as const, consumerSettings: timings }
-      : { viewConsumer: (groupId: string) => client.consumer(groupId, settings), ...ENGINE_OPTION }),
+      : {
+          viewConsumer: (groupId: string) => client.consumer(groupId, settings),
+          ...handWiredEngine(target.ordering),
+        }),
     meter: undefined,
     ...(maxQueued ? { maxQueuedPerPartition: maxQueued } : {}),
     onEvent: (event) => {

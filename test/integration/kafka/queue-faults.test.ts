@@ -123,6 +123,8 @@ describePerKey('park-key: faults while records wait behind their key', () => {
       admin: harness.clientAdmin,
       client: client.client,
       viewConsumer: (groupId) => client.consumer(groupId, settings),
+      // Queues in memory are the per-record engine's per-key order.
+      engine: 'per-record',
       fromBeginning: true,
       failureBackoff: { initialMs: 300, maxMs: 1_000 },
       handler: async (message) => {
@@ -191,6 +193,8 @@ describePerKey('park-key: faults while records wait behind their key', () => {
       admin: harness.clientAdmin,
       client: client.client,
       viewConsumer: (groupId) => client.consumer(groupId, settings),
+      // Queues in memory are the per-record engine's per-key order.
+      engine: 'per-record',
       fromBeginning: true,
       failureBackoff: { initialMs: 300, maxMs: 1_000 },
       handler: async (message) => {

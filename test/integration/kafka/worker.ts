@@ -8,7 +8,7 @@
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
 import { type ConsumerLike, createKafkaRetry } from '../../../runtime/kafka';
-import { ENGINE_OPTION, FAST, kit } from '../../support/kafka-kit';
+import { FAST, handWiredEngine, kit } from '../../support/kafka-kit';
 
 async function main() {
   const plan = JSON.parse(process.env.WORKER_PLAN ?? '') as RetryPlan;
@@ -37,7 +37,10 @@ async function main() {
     fromBeginning: true,
     ...(chain
       ? { engine: 'batched' as const, consumerSettings: timings }
-      : { viewConsumer: (groupId: string) => client.consumer(groupId, settings), ...ENGINE_OPTION }),
+      : {
+          viewConsumer: (groupId: string) => client.consumer(groupId, settings),
+          ...handWiredEngine(target.ordering),
+        }),
     meter: undefined,
     handler: async (message, context) => {
       const value = String(message.value);

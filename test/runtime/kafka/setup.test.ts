@@ -11,11 +11,16 @@ describe('createKafkaRetry', () => {
     },
   });
 
-  it('refuses park-key ordering without the admin and the view consumer it reads the chain with', () => {
+  it('refuses park-key ordering on the per-record engine without the admin and the view consumer it reads the chain with', () => {
     expect(parkKey.targets.kafka?.ordering).toBe('park-key');
     const error = (() => {
       try {
-        createKafkaRetry({ plan: parkKey, handler: async () => {}, producer: new FakeProducer([]) });
+        createKafkaRetry({
+          plan: parkKey,
+          engine: 'per-record',
+          handler: async () => {},
+          producer: new FakeProducer([]),
+        });
       } catch (caught) {
         return caught;
       }
