@@ -67,6 +67,18 @@ export interface ConsumerSettings {
   chainAssignment?: boolean;
 }
 
+/** The timings of `settings` alone, as run(kafka)'s `consumerSettings` takes them. */
+export function timingsOf(settings: ConsumerSettings): Record<string, number> {
+  const {
+    onJoin: _join,
+    onTrouble: _trouble,
+    fromBeginning: _start,
+    chainAssignment: _range,
+    ...timings
+  } = settings;
+  return { ...timings };
+}
+
 export type KitConsumer = ConsumerLike & Required<Pick<ConsumerLike, 'connect' | 'disconnect'>>;
 export type KitProducer = ProducerLike & { connect(): Promise<void>; disconnect(): Promise<void> };
 /** What the runtime takes, and what the dead-letter commands take besides (deleteGroups). */

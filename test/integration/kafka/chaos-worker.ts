@@ -12,7 +12,8 @@
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
 import { type ConsumerLike, createKafkaRetry } from '../../../runtime/kafka';
-import { FAST, handWiredEngine, kit } from '../../support/kafka-kit';
+import { FAST, kit } from '../../support/kafka-kit';
+import { startWired, wiringOptions } from './wiring';
 
 class InvalidCurrencyError extends Error {
   override name = 'InvalidCurrencyError';
@@ -35,25 +36,13 @@ async function main() {
   await Promise.all([admin.connect(), producer.connect()]);
   // A 6 s session (the broker's minimum): a killed member's partitions move after that long.
   const settings = { ...FAST, sessionTimeout: 6_000, rebalanceTimeout: 10_000, fromBeginning: true };
-  const {
-    onJoin: _join,
-    onTrouble: _trouble,
-    fromBeginning: _start,
-    chainAssignment: _range,
-    ...timings
-  } = settings;
   const retry = createKafkaRetry({
     plan,
     producer,
     admin,
     client: client.client,
     fromBeginning: true,
-    ...(chain
-      ? { engine: 'batched' as const, consumerSettings: timings }
-      : {
-          viewConsumer: (groupId: string) => client.consumer(groupId, settings),
-          ...handWiredEngine(target.ordering),
-        }),
+    ...wiringOptions(client, target, settings, chain),
     meter: undefined,
     ...(maxQueued ? { maxQueuedPerPartition: maxQueued } : {}),
     onEvent: (event) => {
@@ -79,16 +68,7 @@ async function main() {
       write({ ev: 'ok', v, a: context.attempt });
     },
   });
-  const consumers: ConsumerLike[] = [];
-  if (chain) await retry.run(client.kafka);
-  else {
-    const main = client.consumer(target.consumerGroup, settings);
-    const retrying = client.consumer(target.retryConsumerGroup, settings);
-    consumers.push(main, retrying);
-    await Promise.all([main.connect(), retrying.connect()]);
-    await retry.runMain(traced(main, write));
-    await retry.runRetry(retrying);
-  }
+  const consumers = await startWired(retry, client, target, settings, chain, (main) => traced(main, write));
   process.stdout.write('running\n');
   process.once('SIGTERM', async () => {
     await retry.stop();

@@ -22,6 +22,7 @@ import {
   type KitConsumer,
   type KitProducer,
   kit,
+  timingsOf,
 } from '../../support/kafka-kit';
 
 export { BROKERS, FAST, KAFKA_ENGINE };
@@ -183,13 +184,6 @@ export class Harness {
   async startChain(
     options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & { producer?: KafkaRetryOptions['producer'] },
   ): Promise<Pick<Instance, 'retry' | 'stop'>> {
-    const {
-      onJoin: _join,
-      onTrouble: _trouble,
-      fromBeginning: _start,
-      chainAssignment: _range,
-      ...timings
-    } = FAST;
     const retry = createKafkaRetry({
       plan: this.plan,
       producer: this.producer,
@@ -197,7 +191,7 @@ export class Harness {
       client: this.client.client,
       engine: 'batched',
       fromBeginning: true,
-      consumerSettings: timings,
+      consumerSettings: timingsOf(FAST),
       ...options,
     });
     let stopped = false;

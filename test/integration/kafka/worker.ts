@@ -7,8 +7,9 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
-import { type ConsumerLike, createKafkaRetry } from '../../../runtime/kafka';
-import { FAST, handWiredEngine, kit } from '../../support/kafka-kit';
+import { createKafkaRetry } from '../../../runtime/kafka';
+import { FAST, kit } from '../../support/kafka-kit';
+import { startWired, wiringOptions } from './wiring';
 
 async function main() {
   const plan = JSON.parse(process.env.WORKER_PLAN ?? '') as RetryPlan;
@@ -22,25 +23,13 @@ async function main() {
   await Promise.all([admin.connect(), producer.connect()]);
   const settings = { ...FAST, fromBeginning: true };
   const chain = process.env.WORKER_CHAIN === '1';
-  const {
-    onJoin: _join,
-    onTrouble: _trouble,
-    fromBeginning: _start,
-    chainAssignment: _range,
-    ...timings
-  } = FAST;
   const retry = createKafkaRetry({
     plan,
     producer,
     admin,
     client: client.client,
     fromBeginning: true,
-    ...(chain
-      ? { engine: 'batched' as const, consumerSettings: timings }
-      : {
-          viewConsumer: (groupId: string) => client.consumer(groupId, settings),
-          ...handWiredEngine(target.ordering),
-        }),
+    ...wiringOptions(client, target, settings, chain),
     meter: undefined,
     handler: async (message, context) => {
       const value = String(message.value);
@@ -50,16 +39,7 @@ async function main() {
       appendFileSync(log, `${JSON.stringify({ value, attempt: context.attempt, pid: process.pid })}\n`);
     },
   });
-  const consumers: ConsumerLike[] = [];
-  if (chain) await retry.run(client.kafka);
-  else {
-    const main = client.consumer(target.consumerGroup, settings);
-    const retrying = client.consumer(target.retryConsumerGroup, settings);
-    consumers.push(main, retrying);
-    await Promise.all([main.connect(), retrying.connect()]);
-    await retry.runMain(main);
-    await retry.runRetry(retrying);
-  }
+  const consumers = await startWired(retry, client, target, settings, chain);
   process.stdout.write('running\n');
   process.once('SIGTERM', async () => {
     await retry.stop();
