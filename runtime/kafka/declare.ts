@@ -40,12 +40,8 @@ export async function declareKafkaTopology(
   }
   const missing = kafka.topics.filter((spec) => spec.declare && !present.has(spec.name));
   if (missing.length > 0) {
-    // Resolves once the controller has the topics; untilVisible waits for the rest. No
-    // waitForLeaders: KafkaJS (2.2.4) then asks a broker for the new topics' metadata and retries
-    // only LEADER_NOT_AVAILABLE, so a broker that does not list them yet (UNKNOWN_TOPIC_OR_PARTITION,
-    // seen on a loaded CI machine) failed a create that had worked. The Confluent client does not
-    // take the option at all.
-    await admin.createTopics({
+    // Resolves once the controller has the topics; untilVisible waits for the rest.
+    await createWithoutLeaderWait(admin, {
       topics: missing.map((spec) => ({
         topic: spec.name,
         numPartitions: spec.partitions,
@@ -53,8 +49,6 @@ export async function declareKafkaTopology(
         configEntries: Object.entries(spec.config).map(([name, value]) => ({ name, value })),
       })),
     });
-  }
-  if (missing.length > 0) {
     await untilVisible(
       admin,
       missing.map((spec) => spec.name),
@@ -65,6 +59,28 @@ export async function declareKafkaTopology(
     created: missing.map((spec) => spec.name),
     existing: kafka.topics.filter((spec) => present.has(spec.name)).map((spec) => spec.name),
   };
+}
+
+/** The Confluent client's code for an option it does not implement (ERR__NOT_IMPLEMENTED). */
+const NOT_IMPLEMENTED = -170;
+
+/**
+ * createTopics without KafkaJS's wait for leaders. KafkaJS (2.2.4) waits unless told not to, and
+ * while waiting it retries only LEADER_NOT_AVAILABLE: a broker that does not list the new topics
+ * yet answers UNKNOWN_TOPIC_OR_PARTITION (seen on a loaded CI machine) and fails a create that
+ * worked. The Confluent client (1.10.1) does not wait, and refuses the option before it sends
+ * anything, so it is asked again without it.
+ */
+async function createWithoutLeaderWait(
+  admin: AdminLike,
+  request: Omit<Parameters<AdminLike['createTopics']>[0], 'waitForLeaders'>,
+): Promise<void> {
+  try {
+    await admin.createTopics({ ...request, waitForLeaders: false });
+  } catch (error) {
+    if ((error as { code?: unknown } | undefined)?.code !== NOT_IMPLEMENTED) throw error;
+    await admin.createTopics(request);
+  }
 }
 
 /** How long new topics may take to show up with every partition. */

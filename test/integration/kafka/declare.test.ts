@@ -63,6 +63,8 @@ describe('declareKafkaTopology on a real Kafka', () => {
     // The source topic exists with 1 partition; the plan says 3.
     await harness.admin.createTopics({
       topics: [{ topic: harness.target.sourceTopic, numPartitions: 1, replicationFactor: 1 }],
+      // KafkaJS waits for leaders by default and fails if a broker does not list the topic yet.
+      waitForLeaders: false,
     });
     // Until its one partition reports its offsets (a loaded broker takes a moment).
     await waitForAsync(() => harness.admin.fetchTopicOffsets(harness.target.sourceTopic), 'the source topic');

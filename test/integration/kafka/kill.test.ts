@@ -105,9 +105,17 @@ async function killTwice(chain: boolean): Promise<void> {
     const byFirstHandling = [...ofKey].sort((a, b) => (firsts.get(a) ?? 0) - (firsts.get(b) ?? 0));
     expect(byFirstHandling).toEqual(ofKey);
   }
-  // Every record of the second and third process ran in a process started after a kill: the
-  // duplicates are what the kills left unfinished, a handful, not the whole run again.
-  const duplicates = lines.length - RECORDS;
-  expect(duplicates).toBeLessThan(RECORDS / 3);
+  // Duplicates only from the kills: a record handled again was handled before only by processes
+  // that were killed (what they had not committed), and never twice by one process. How many that
+  // is depends on where each kill lands in a batch (the engine commits once per batch), so the
+  // count is printed, not bounded.
+  const killed = new Set([first.pid, second.pid]);
+  const byValue = new Map<string, number[]>();
+  for (const line of lines) byValue.set(line.value, [...(byValue.get(line.value) ?? []), line.pid]);
+  const notFromKills = [...byValue].filter(
+    ([, pids]) => new Set(pids).size !== pids.length || pids.slice(0, -1).some((pid) => !killed.has(pid)),
+  );
+  expect(notFromKills).toEqual([]);
+  console.log(`kill test: ${RECORDS} records, ${lines.length - RECORDS} handled again after a kill`);
   expect(new Set(lines.map((line) => line.pid)).size).toBeGreaterThanOrEqual(2);
 }
