@@ -202,7 +202,10 @@ export class BatchEngine {
       entries.filter((entry) => !entry.behind),
       chain,
     );
-    if (chain) await this.send(this.parkBehindNewHeads(entries, chain), chain);
+    if (chain) {
+      await this.send(this.parkBehindNewHeads(entries, chain), chain);
+      if (entries.some((entry) => entry.refused)) this.parts.chains?.readAgain(chain);
+    }
     const last = messages[messages.length - 1] as ConsumedMessage;
     const point = commitPoint(entries, hold, BigInt(last.offset));
     const committed = await this.commit(topic, partition, point, BigInt(first.offset), ahead);

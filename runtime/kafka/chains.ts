@@ -42,7 +42,7 @@ interface Scan {
 type Positions = Map<string, Scan>;
 
 export class Chain {
-  readonly keys = new KeyIndex();
+  keys = new KeyIndex();
   /** planning: waiting for the log ends; scanning: reading the retry partitions to their end. */
   state: 'planning' | 'scanning' | 'ready' | 'split' = 'planning';
   /** Retry topics whose partition is still to be read to its end. */
@@ -116,6 +116,19 @@ export class Chains {
     );
   }
 
+  /**
+   * A copy into the chain was refused, and may have landed all the same (a lost reply): the
+   * index may miss it, so the chain is read again from its commits before anything else runs.
+   * Without that, the record would run again, and its stray copy later, after the key's next.
+   */
+  readAgain(chain: Chain): void {
+    if (chain.state === 'split') return;
+    chain.keys = new KeyIndex();
+    chain.scans.clear();
+    chain.state = 'planning';
+    this.positions = undefined;
+  }
+
   /** The member lost its partitions (the Confluent client says so; KafkaJS's next join does). */
   revoked(): void {
     this.generation++;
@@ -158,6 +171,17 @@ export class Chains {
         if (scan && scan.from < scan.until) chain.scans.set(retryTopic, scan);
       }
       chain.state = 'scanning';
+      // Each partition to read starts at its commit, wherever it was read to (a chain read
+      // again), and even if a hold paused it.
+      for (const [retryTopic, scan] of chain.scans) {
+        if (retryTopic === topic && BigInt(first.offset) === scan.from) continue;
+        this.restart(chain, retryTopic, scan.from);
+      }
+      const scan = chain.scans.get(topic);
+      if (scan && BigInt(first.offset) !== scan.from) {
+        // This batch starts elsewhere: the one from the commit comes next.
+        return false;
+      }
     }
     if (chain.state === 'scanning' && chain.scans.size === 0) this.ready(chain);
     if (chain.state === 'ready') return true;
@@ -208,6 +232,16 @@ export class Chains {
       }
     }
     chain.held.clear();
+  }
+
+  private restart(chain: Chain, topic: string, from: bigint): void {
+    const { consumer } = this.parts;
+    try {
+      consumer.seek({ topic, partition: chain.partition, offset: String(from) });
+      consumer.resume([{ topic, partitions: [chain.partition] }]);
+    } catch {
+      // No longer this member's.
+    }
   }
 
   private hold(chain: Chain, topic: string, offset: string): void {

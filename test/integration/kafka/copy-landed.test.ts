@@ -1,6 +1,6 @@
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ProducerLike } from '../../../runtime/kafka';
-import { describePerKey, Harness, http503, kafkaPlan, uniqueName, waitFor } from './support';
+import { Harness, http503, KAFKA_ENGINE, kafkaPlan, uniqueName, waitFor } from './support';
 
 /**
  * park-key when a record's copy reached the retry chain but its source commit did not (the
@@ -39,7 +39,19 @@ const plan = (name: string, maxAttempts = 2) =>
     backoff: { type: 'list', delays: Array.from({ length: maxAttempts - 1 }, () => '1s') },
   });
 
-describePerKey('park-key: a copy in the chain whose source commit did not land', () => {
+/**
+ * Both ways per-key order runs: one consumer per chain (run(kafka), whose refused copy makes it
+ * read the chain again), and the per-record engine wired by hand (a chain view), skipped where a
+ * lane names an engine.
+ */
+const WAYS = [
+  { way: 'one consumer per chain', chain: true },
+  ...(KAFKA_ENGINE ? [] : [{ way: 'per-record engine, hand-wired', chain: false }]),
+];
+
+describe.each(WAYS)('park-key ($way): a copy in the chain whose source commit did not land', ({ chain }) => {
+  const start = (h: Harness, options: Parameters<Harness['start']>[0]) =>
+    chain ? h.startChain(options) : h.start(options);
   it('a produce whose reply was lost: the record is not handled again from the source', async () => {
     harness = await new Harness(plan('lost-ack')).open();
     const real = harness.producer;
@@ -56,7 +68,7 @@ describePerKey('park-key: a copy in the chain whose source commit did not land',
       },
     };
     const orders = recorder({ A0: 1 });
-    await harness.start({
+    await start(harness, {
       handler: orders.handler,
       producer: lossy,
       failureBackoff: { initialMs: 300, maxMs: 1_000 },
@@ -75,7 +87,7 @@ describePerKey('park-key: a copy in the chain whose source commit did not land',
     harness = await new Harness(plan('released-crash')).open();
     const orders = recorder({ A0: 1, A1: 1 });
     let crash = true;
-    await harness.start({
+    await start(harness, {
       handler: orders.handler,
       failureBackoff: { initialMs: 300, maxMs: 1_000 },
       // A1, released from its queue behind A0, fails: its copy is acked, then the commit is lost.
@@ -99,7 +111,7 @@ describePerKey('park-key: a copy in the chain whose source commit did not land',
     let crashed = false;
     // Process 1: A0's attempt 2, read from level 1, fails; its copy to level 2 is acked, and the
     // process dies before committing level 1 (the hook throws; a long back-off keeps it still).
-    const dying = await harness.start({
+    const dying = await start(harness, {
       handler: orders.handler,
       failureBackoff: { initialMs: 60_000, maxMs: 60_000 },
       afterCopyProduced: ({ topic }) => {
@@ -112,7 +124,7 @@ describePerKey('park-key: a copy in the chain whose source commit did not land',
     await waitFor(() => crashed, 30_000, 'the crash');
     await dying.stop();
     // Process 2 reads level 1 from the commit: A0's attempt-2 copy again, and the attempt-3 copy.
-    await harness.start({ handler: orders.handler });
+    await start(harness, { handler: orders.handler });
     await waitFor(() => orders.calls.includes('A1#1'), 30_000, 'A1');
     await new Promise((resolve) => setTimeout(resolve, 1_500));
     expect(orders.calls).toEqual(['A0#1', 'A0#2', 'A0#3', 'A1#1']);

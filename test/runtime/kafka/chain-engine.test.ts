@@ -298,10 +298,15 @@ describe('per-key order on the batched engine (fake kafkajs clients)', () => {
     const { calls, handler } = recorder();
     const { consumer, producer, clock } = await setUp(handler, admin);
     await consumer.joined(wholeChain(0));
-    // The source batch waits: the chain is not read yet.
+    // The source batch waits: the chain is not read yet; level 2 is read from its commit.
     await consumer.deliver(source, 0, 20, [keyed('order-42', 'cancelled')]);
     expect(calls).toEqual([]);
-    expect(consumer.log).toEqual([`seek ${source}[0]@20`, `pause ${source}[0]`]);
+    expect(consumer.log).toEqual([
+      `seek ${level2}[0]@4`,
+      `resume ${level2}[0]`,
+      `seek ${source}[0]@20`,
+      `pause ${source}[0]`,
+    ]);
     // Level 2 holds an older record of the key (source offset 3), due in a minute.
     consumer.log.length = 0;
     const due = clock.now() + 60_000;
@@ -388,6 +393,40 @@ describe('per-key order on the batched engine (fake kafkajs clients)', () => {
     consumer.log.length = 0;
     await consumer.deliver(level1, 0, 7, [copyOf(7), copyOf(8)]);
     expect(calls).toEqual(['copy-7', 'copy-8']);
+  });
+
+  it('reads the chain again after a refused copy, which may have landed: the record is then left behind, not run again', async () => {
+    const admin = new ChainAdmin();
+    const { calls, handler } = recorder(['placed']);
+    const { consumer, producer, clock } = await setUp(handler, admin);
+    await consumer.joined(wholeChain(0));
+    producer.failSends = 1;
+    await consumer.deliver(source, 0, 0, [keyed('order-42', 'placed', { timestamp: '1000' })]);
+    expect(calls).toEqual(['placed']);
+    expect(consumer.commits()).toEqual([]);
+    // The copy landed all the same (a lost reply): level 1 now holds it, at offset 0.
+    admin.logs.set(`${level1}[0]`, ['-1', '1']);
+    const landed = {
+      timestamp: String(clock.now()),
+      headers: {
+        [KAFKA_HEADERS.originalTopic]: source,
+        [KAFKA_HEADERS.originalPartition]: '0',
+        [KAFKA_HEADERS.originalOffset]: '0',
+        [KAFKA_HEADERS.notBefore]: String(clock.now() + 1_000),
+      },
+    };
+    consumer.log.length = 0;
+    // Read again after the back-off: the chain is read first, from level 1's start.
+    await consumer.deliver(source, 0, 0, [keyed('order-42', 'placed', { timestamp: '1000' })]);
+    expect(consumer.log).toEqual(expect.arrayContaining([`seek ${level1}[0]@0`, `resume ${level1}[0]`]));
+    expect(calls).toEqual(['placed']);
+    await consumer.deliver(level1, 0, 0, [keyed('order-42', 'placed', landed)]);
+    consumer.log.length = 0;
+    await consumer.deliver(source, 0, 0, [keyed('order-42', 'placed', { timestamp: '1000' })]);
+    // Its copy is in the chain: done, not run again, and no second copy.
+    expect(calls).toEqual(['placed']);
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@1`]);
+    expect(producer.sent).toEqual([]);
   });
 
   it('keeps a chain it holds only in part paused, and says so', async () => {
