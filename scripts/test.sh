@@ -149,15 +149,10 @@ step "confluent types" check npx tsc -p test/confluent/tsconfig.json
 # made like `pulumi new typescript`, compiled under its tsconfig, with every TypeScript snippet of
 # README.md and docs/. None of the three shares a broker with another.
 KAFKA_CLIENT=confluent start_suite kafka-on-confluent --project integration test/integration/kafka
-# The Kafka files without key order once more, on the per-record engine (their default is the
-# batched one; park-key plans run per-record by default, so their tests skip here), until the
-# per-record engine goes. It waits for the Confluent lane's hold on the local brokers, then runs
-# beside the fault tests and the package.
-RETRY_TOPOLOGY_KAFKA_ENGINE=per-record start_suite kafka-per-record --project integration test/integration/kafka
 await_task clusters broker
 for broker in rabbitmq kafka; do start_suite "cluster-$broker" --project "cluster-$broker"; done
 suite package --project package
-for name in kafka-on-confluent kafka-per-record cluster-rabbitmq cluster-kafka; do
+for name in kafka-on-confluent cluster-rabbitmq cluster-kafka; do
   await_task "$name" suite "$run_dir/$name.json"
 done
 

@@ -27,27 +27,28 @@
  *                              KAFKA_PRODUCER_SETTINGS), then one commit. Done = that commit
  *                              resolved. What an application without the runtime would write,
  *                              minus classification, dead letters and the chain headers.
- *   4 runtime happy, per-record    createKafkaRetry, engine 'per-record', the handler resolves.
- *   5 runtime happy, batched       the same, engine 'batched'.
- *   6 runtime failure, per-record  the handler throws an HTTP 503 (transient: the policy sends it
- *                                  to retry level 1), engine 'per-record'.
- *   7 runtime failure, batched     the same, engine 'batched'.
+ *   5 runtime happy                createKafkaRetry, runMain, the handler resolves. (Lines 4 and 6
+ *                                  were the per-record engine's, now removed; the numbers stay,
+ *                                  as BENCHMARKS.md uses them.)
+ *   7 runtime failure              the same, the handler throws an HTTP 503 (transient: the policy
+ *                                  sends it to retry level 1).
  *   8 runtime happy, per-key       a plan with per-key order, on the batched engine: run(kafka),
  *                                  one consumer for the source and retry topics (it makes its own
  *                                  consumer from the client, with range assignment).
  *   9 runtime failure, per-key     the same, the handler throws an HTTP 503. Every key is unique
  *                                  (key-<i>), so nothing parks: the cost of per-key order itself.
  *
- * Runtime lines 4-7 run only the main consumer (runMain): no retry consumer reads the copies (the
- * level's wait is an hour anyway); lines 8 and 9 read the retry topic too, and find nothing due. Done = a `handled` event of the main role, which the runtime
- * emits after the copy is acknowledged and the offset committed (delivery.ts, batch-engine.ts).
+ * Runtime lines 5 and 7 run only the main consumer (runMain): no retry consumer reads the copies
+ * (the level's wait is an hour anyway); lines 8 and 9 read the retry topic too, and find nothing
+ * due. Done = a `handled` event of the main role, which the runtime emits after the copy is
+ * acknowledged and the offset committed (batch-engine.ts).
  * Records are counted once per partition and offset, whatever a rebalance redelivers.
  *
  * Every consumer reads `partitions` partitions at once (capped at 16, as the runtime does), with
  * the fetch settings of latency.ts, in a group of its own. Lines run in the same order in every
- * round (1..9, then 1..9 again), so load from elsewhere on the machine falls on all of them; the
- * ratios are taken within a round: lines 2, 4, 5, 8 against line 1, lines 6, 7 against line 3,
- * line 9 against line 7 (per-key ÷ unordered on the same engine and client).
+ * round, so load from elsewhere on the machine falls on all of them; the ratios are taken within
+ * a round: lines 2, 5, 8 against line 1, line 7 against line 3, line 9 against line 7 (per-key ÷
+ * unordered, same client).
  *
  * Also reported per line: the broker's CPU (utime + stime of its JVM, /proc/<pid>/stat) over the
  * timed part per 1,000 records. The broker is found with `pgrep -f kafka.Kafka` (the one whose
@@ -58,10 +59,6 @@
  *   KAFKA_BOOTSTRAP     broker (default 127.0.0.1:9092)
  *   KAFKA_CLIENT        kafkajs (default) or confluent
  *   KAFKA_BROKER_PID    the broker's pid, when pgrep cannot find it
- *   BENCH_SLOW_RECORDS  records for the per-record runtime lines (4 and 6) when fewer than
- *                       `records`: one produce and one commit per record makes them slow (about
- *                       1,000/s on the failure path). The table says which lines ran on fewer;
- *                       ratios are of rates, so they still compare.
  *   BENCH_TIMEOUT_S     per line (default 300): a line not done by then counts as 'timeout'
  *   BENCH_JSON          a file for the results as JSON (else they are the last line of stdout)
  *   BENCH_LINES         only these lines, e.g. 5,7 (to profile one; no ratios then)
@@ -84,7 +81,6 @@ import {
   createKafkaRetry,
   declareKafkaTopology,
   KAFKA_DEFAULTS,
-  type KafkaEngine,
   type KafkaRetry,
   type OutgoingMessage,
 } from '../../runtime/kafka';
@@ -102,10 +98,6 @@ import { benchPlan } from '../plan';
 const RECORDS = positive(process.argv[2] ?? '20000', 'records');
 const PARTITIONS = positive(process.argv[3] ?? '6', 'partitions');
 const ROUNDS = positive(process.argv[4] ?? '3', 'rounds');
-const SLOW_RECORDS = Math.min(
-  RECORDS,
-  process.env.BENCH_SLOW_RECORDS ? positive(process.env.BENCH_SLOW_RECORDS, 'BENCH_SLOW_RECORDS') : RECORDS,
-);
 /** BENCH_LINES=5,7 runs only those lines (to profile one); their references are then missing. */
 const ONLY = process.env.BENCH_LINES ? new Set(process.env.BENCH_LINES.split(',').map(Number)) : undefined;
 const TIMEOUT_MS = 1_000 * positive(process.env.BENCH_TIMEOUT_S ?? '300', 'BENCH_TIMEOUT_S');
@@ -135,7 +127,6 @@ interface Line {
   id: number;
   label: string;
   kind: 'raw eachMessage' | 'raw eachBatch' | 'hand-written failure' | 'runtime';
-  engine?: KafkaEngine;
   /** A plan with per-key order, run with run(kafka). */
   perKey?: boolean;
   fail: boolean;
@@ -147,29 +138,12 @@ const LINES: Line[] = [
   { id: 1, label: 'raw eachMessage, autoCommit', kind: 'raw eachMessage', fail: false },
   { id: 2, label: 'raw eachBatch, commit per batch', kind: 'raw eachBatch', fail: false, reference: 1 },
   { id: 3, label: 'hand-written failure loop (eachBatch)', kind: 'hand-written failure', fail: true },
-  {
-    id: 4,
-    label: 'runtime happy, per-record',
-    kind: 'runtime',
-    engine: 'per-record',
-    fail: false,
-    reference: 1,
-  },
-  { id: 5, label: 'runtime happy, batched', kind: 'runtime', engine: 'batched', fail: false, reference: 1 },
-  {
-    id: 6,
-    label: 'runtime failure, per-record',
-    kind: 'runtime',
-    engine: 'per-record',
-    fail: true,
-    reference: 3,
-  },
-  { id: 7, label: 'runtime failure, batched', kind: 'runtime', engine: 'batched', fail: true, reference: 3 },
+  { id: 5, label: 'runtime happy', kind: 'runtime', fail: false, reference: 1 },
+  { id: 7, label: 'runtime failure', kind: 'runtime', fail: true, reference: 3 },
   {
     id: 8,
     label: 'runtime happy, per-key',
     kind: 'runtime',
-    engine: 'batched',
     perKey: true,
     fail: false,
     reference: 1,
@@ -178,14 +152,11 @@ const LINES: Line[] = [
     id: 9,
     label: 'runtime failure, per-key',
     kind: 'runtime',
-    engine: 'batched',
     perKey: true,
     fail: true,
     reference: 7,
   },
 ];
-
-const recordsOf = (line: Line) => (line.engine === 'per-record' ? SLOW_RECORDS : RECORDS);
 
 interface Run {
   round: number;
@@ -389,7 +360,7 @@ function autoCommitConsumer(client: Kit, groupId: string): KitConsumer {
 }
 
 async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
-  const records = recordsOf(line);
+  const records = RECORDS;
   const name = `bench-throughput-${randomBytes(3).toString('hex')}`;
   const plan = benchPlan(
     name,
@@ -466,7 +437,6 @@ async function runLine(client: Kit, line: Line, round: number): Promise<Run> {
         plan,
         producer: made,
         client: client.client,
-        engine: line.engine,
         fromBeginning: true,
         meter: undefined,
         ...(line.perKey
@@ -634,7 +604,7 @@ async function main() {
   const startedAt = new Date().toISOString();
   console.error(
     `client ${KIT_NAME}, ${BROKERS.join(',')}, ${PARTITIONS} partitions, ${RECORDS} records` +
-      `${SLOW_RECORDS < RECORDS ? ` (${SLOW_RECORDS} on the per-record runtime lines)` : ''}, ${ROUNDS} rounds; ` +
+      `, ${ROUNDS} rounds; ` +
       `broker pid ${BROKER_PID ?? 'n/a'}`,
   );
   const runs = new Map<number, Run[]>(LINES.map((line) => [line.id, []]));
@@ -660,9 +630,8 @@ async function main() {
     return {
       id: line.id,
       label: line.label,
-      engine: line.engine ?? null,
       fail: line.fail,
-      records: recordsOf(line),
+      records: RECORDS,
       reference: line.reference ?? null,
       recordsPerSecond: spread(own.map((run) => run.recordsPerSecond)),
       ratio: reference ? spread(ratios) : null,
@@ -676,7 +645,7 @@ async function main() {
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' / ');
   console.log(
     `\nKafka throughput, client ${KIT_NAME}, ${PARTITIONS} partitions, ${RECORDS} records of ${VALUE.length} bytes per line` +
-      `${SLOW_RECORDS < RECORDS ? ` (lines 4 and 6, the per-record runtime: ${SLOW_RECORDS}, BENCH_SLOW_RECORDS)` : ''}, ` +
+      ', ' +
       `${ROUNDS} rounds; load average ${load(loadStart)} at the start, ${load(loadEnd)} at the end; ` +
       `broker CPU from pid ${BROKER_PID ?? 'n/a'} (${CLOCK_TICKS} ticks/s)\n`,
   );
@@ -702,7 +671,6 @@ async function main() {
     brokers: BROKERS,
     partitions: PARTITIONS,
     records: RECORDS,
-    slowRecords: SLOW_RECORDS,
     valueBytes: VALUE.length,
     rounds: ROUNDS,
     timeoutSeconds: TIMEOUT_MS / 1_000,

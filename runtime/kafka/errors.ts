@@ -1,9 +1,9 @@
 /**
  * What went wrong with the broker or the wiring. Match on `code`, never on the message.
  *
- * - ordering-needs-view: park-key ordering without `admin` and `viewConsumer` (thrown at setup).
- * - batched-per-key: runMain or runRetry for a plan that keeps key order on the batched engine,
- *   where one consumer reads the whole chain: use run(kafka) (thrown by runMain and runRetry).
+ * - per-key-needs-admin: run(kafka) for a plan that keeps key order, without `admin`.
+ * - per-key-needs-run: runMain or runRetry for a plan that keeps key order, where one consumer
+ *   reads the whole chain: use run(kafka) (thrown by runMain and runRetry).
  * - invalid-option: an option out of its range, such as `concurrency: 0` (thrown at setup).
  * - partition-count-mismatch: a chain topic's partition count differs from the plan
  *   (thrown by declareKafkaTopology).
@@ -13,26 +13,24 @@
  * - produce-failed: a retry, parking or dead-letter copy was not acked; not committed, read again
  *   after a back-off.
  * - step-failed: the fault hook threw between produce and commit; as produce-failed.
- * - chain-view-failed: the chain view could not read the broker's state; as produce-failed.
- * - chain-read-failed: per-key order on one consumer could not read the retry topics' commits
+ * - chain-read-failed: per-key order could not read the retry topics' commits
  *   and ends after an assignment; the chain stays paused and is tried again after a back-off.
  * - consumer-crashed: a consumer the runtime made (run(kafka)) crashed; reported as `failed`
  *   (partition -1), and `closed` rejects with it when the client will not restart the consumer.
- * - chain-split: per-key order on one consumer, and the member holds some partitions of a chain
+ * - chain-split: per-key order, and the member holds some partitions of a chain
  *   but not all (the group does not use range assignment, or a topic's partition count differs):
  *   the chain stays paused until the next assignment.
  * - commit-failed: an offset commit failed; the next commit covers it, or the record is read again.
  */
 export type KafkaRetryErrorCode =
-  | 'ordering-needs-view'
-  | 'batched-per-key'
+  | 'per-key-needs-admin'
+  | 'per-key-needs-run'
   | 'invalid-option'
   | 'partition-count-mismatch'
   | 'topics-not-visible'
   | 'unknown-topic'
   | 'produce-failed'
   | 'step-failed'
-  | 'chain-view-failed'
   | 'chain-read-failed'
   | 'chain-split'
   | 'consumer-crashed'

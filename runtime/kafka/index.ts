@@ -3,7 +3,6 @@
  * `kafkajs` clients, or `@confluentinc/kafka-javascript`'s KafkaJS ones with `client: 'confluent'`.
  * Nothing here loads a Kafka client at run time.
  */
-export { type ChainEntry, ChainIndex } from './chain-index';
 export type {
   AdminLike,
   ConsumedMessage,
@@ -32,12 +31,10 @@ export {
 export { createKafkaRetry, type KafkaRetry } from './kafka-retry';
 export {
   KAFKA_DEFAULTS,
-  type KafkaEngine,
   type KafkaHandler,
   type KafkaHandlerContext,
   type KafkaRetryEvent,
   type KafkaRetryOptions,
   type KafkaRole,
 } from './options';
-export { headOf, type Placement, placeFromSource, placeInChain } from './parking';
 export { KAFKA_PRODUCER_SETTINGS } from './producer-settings';

@@ -1,41 +1,37 @@
-import { randomUUID } from 'node:crypto';
 import { mathRandom, systemClock } from '../clock';
 import { RetryTopologyError } from '../errors';
 import { createMetrics, globalMeter } from '../metrics';
 import { targetRules } from '../rules';
 import { BatchEngine } from './batch-engine';
 import { chainAssigner } from './chain-assigner';
-import { ChainView } from './chain-view';
 import { Chains } from './chains';
 import type { ConsumerLike, KafkaLike } from './contract';
-import { type Delivery, deliver, deliverQueued, type Runtime } from './delivery';
+import type { Runtime } from './delivery';
 import { KafkaRetryError } from './errors';
 import { PartitionGate } from './gate';
 import { KAFKA_DEFAULTS, type KafkaRetryOptions, type KafkaRole } from './options';
-import { type IgnoredMark, KeyOrdering } from './ordering';
-import { commit } from './route';
 
 export interface KafkaRetry {
   /**
-   * Runs the main consumer (group `plan.consumerGroup`) on the source topic. Pass a connected
-   * consumer; with KafkaJS give it a short `maxWaitTimeInMs` (a held partition resumes on the
-   * next fetch).
-   */
-  runMain(consumer: ConsumerLike): Promise<void>;
-  /** Runs a retry consumer (group `plan.retryConsumerGroup`) on every level's topic. */
-  runRetry(consumer: ConsumerLike): Promise<void>;
-  /**
    * Makes the consumers the plan needs from `kafka` (KafkaJS's `Kafka`, or the Confluent
-   * client's `KafkaJS.Kafka`), connects and runs them on the batched engine; `stop` disconnects
-   * them. A plan that keeps key order gets one consumer in group `plan.consumerGroup`, with range
-   * assignment, on the source topic and every retry topic, so that one member owns each
-   * partition's whole chain (docs/kafka.md; needs `admin`). Without key order: a main and a retry
-   * consumer, as runMain and runRetry.
+   * client's `KafkaJS.Kafka`), connects and runs them; `stop` disconnects them. A plan that keeps
+   * key order gets one consumer in group `plan.consumerGroup`, with range assignment, on the
+   * source topic and every retry topic, so that one member owns each partition's whole chain
+   * (docs/kafka.md; needs `admin`). Without key order: a main and a retry consumer, as runMain
+   * and runRetry.
    */
   run(kafka: KafkaLike): Promise<void>;
   /**
+   * Without key order, wired by hand: runs the main consumer (group `plan.consumerGroup`) on the
+   * source topic. Pass a connected consumer; with KafkaJS give it a short `maxWaitTimeInMs` (a
+   * held partition resumes on the next fetch).
+   */
+  runMain(consumer: ConsumerLike): Promise<void>;
+  /** Without key order, wired by hand: runs a retry consumer (group `plan.retryConsumerGroup`) on every level's topic. */
+  runRetry(consumer: ConsumerLike): Promise<void>;
+  /**
    * Aborts in-flight handlers, ends every hold, waits for the batches under way to send and
-   * commit, stops the chain view. Then disconnect the consumers you passed in.
+   * commit, and disconnects the consumers `run` made. Then disconnect those you passed in.
    */
   stop(): Promise<void>;
   /**
@@ -48,9 +44,8 @@ export interface KafkaRetry {
 
 /**
  * The Kafka adapter: the policy's retry behaviour over a retry topic per level and a
- * dead-letter topic, with per-key order kept when the plan says `park-key` (docs/kafka.md).
- * `engine` picks how records are read and carried out: a batch at a time (batch-engine.ts, the
- * default for plans without key order), or one at a time per partition (delivery.ts, park-key).
+ * dead-letter topic, a fetched batch at a time (batch-engine.ts), with per-key order kept when
+ * the plan says `park-key`: one consumer owns each chain (chains.ts), docs/kafka.md.
  */
 export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   const rules = targetRules(options.plan, 'kafka');
@@ -60,9 +55,6 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   const labels = { policy: options.plan.policy, target: 'kafka' };
   const parked = meter?.createCounter('retry_topology.kafka.parked', {
     description: 'Records parked into the retry chain behind an older record of their key',
-  });
-  const queued = meter?.createCounter('retry_topology.kafka.queued', {
-    description: 'Source records queued in memory behind an older record of their key',
   });
   const stopping = new AbortController();
   const gates: PartitionGate[] = [];
@@ -75,34 +67,6 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       `concurrency is ${concurrency}: give a whole number of handler calls at once, 1 or more`,
     );
   }
-  // Batched for every plan; a plan that keeps key order runs through run(kafka) then.
-  const engine = options.engine ?? 'batched';
-
-  let view: ChainView | undefined;
-  if (rules.ordering === 'park-key' && engine === 'per-record') {
-    if (!options.admin || !options.viewConsumer) {
-      throw new KafkaRetryError(
-        'ordering-needs-view',
-        `the plan for "${options.plan.policy}" keeps key order (park-key): pass admin and viewConsumer`,
-      );
-    }
-    view = new ChainView({
-      admin: options.admin,
-      consumer: options.viewConsumer(`${rules.retryConsumerGroup}.chain-view.${randomUUID()}`),
-      retryGroup: rules.retryConsumerGroup,
-      retryTopics: rules.levels.map((level) => level.destination),
-      client,
-      clock,
-      catchUpTimeoutMs: options.viewCatchUpTimeoutMs ?? KAFKA_DEFAULTS.viewCatchUpTimeoutMs,
-    });
-  }
-  // The view starts with the first consumer run, once, and stops with the runtime.
-  let viewStarted: Promise<void> | undefined;
-  const startView = () => {
-    viewStarted ??= view?.start();
-    return viewStarted;
-  };
-
   const backoff = options.failureBackoff ?? KAFKA_DEFAULTS.failureBackoff;
   const runtime: Runtime = {
     rules,
@@ -113,33 +77,13 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     random: options.random ?? mathRandom,
     metrics: createMetrics(labels, meter),
     countParked: (role: KafkaRole) => parked?.add(1, { ...labels, role }),
-    countQueued: () => queued?.add(1, labels),
     stopping: stopping.signal,
     emit: (event) => options.onEvent?.(event),
     afterCopyProduced: options.afterCopyProduced,
   };
-  if (view && options.admin) {
-    // A queued record whose release failed is tried again after the failure back-off's first step.
-    runtime.ordering = new KeyOrdering<Delivery>({
-      view,
-      clock,
-      admin: options.admin,
-      mainGroup: rules.consumerGroup,
-      maxQueued: options.maxQueuedPerPartition ?? KAFKA_DEFAULTS.maxQueuedPerPartition,
-      refreshMs: options.viewRefreshMs ?? KAFKA_DEFAULTS.viewRefreshMs,
-      release: (record) => deliverQueued(runtime, record),
-      settle: (record) => commit(runtime, record),
-      retryReleaseInMs: () => backoff.initialMs,
-      ignoredMark: (at) => {
-        runtime.emit({ type: 'commit-ignored', role: 'main', ...at });
-        process.emitWarning(ignoredMarkText(rules.consumerGroup, at), {
-          type: 'RetryTopologyWarning',
-          code: 'RETRY_TOPOLOGY_KAFKA_COMMIT_IGNORED',
-        });
-      },
-    });
-  }
   const levelOf = new Map(rules.levels.map((level) => [level.destination, level]));
+  const retryTopics = [...levelOf.keys()];
+  const fromBeginning = options.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning;
   /** Consumers the runtime made (run), disconnected when it stops. */
   const made: ConsumerLike[] = [];
   let close!: () => void;
@@ -151,24 +95,67 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   // Rejected with nobody awaiting it is not an unhandled rejection: the `failed` event told.
   closed.catch(() => undefined);
 
-  async function runChain(kafka: KafkaLike) {
-    if (engine !== 'batched') {
-      throw new KafkaRetryError('invalid-option', "run(kafka) runs the batched engine: set engine 'batched'");
+  /** runMain and runRetry: one consumer, one role, on the batched engine. */
+  async function runRole(consumer: ConsumerLike, role: KafkaRole, topics: string[], start: boolean) {
+    if (rules.ordering === 'park-key') {
+      throw new KafkaRetryError(
+        'per-key-needs-run',
+        `the plan for "${options.plan.policy}" keeps key order (park-key): one consumer reads the whole chain, use run(kafka)`,
+      );
     }
-    const retryTopics = [...levelOf.keys()];
-    const fromBeginning = options.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning;
+    await consumer.subscribe({ topics, ...(client === 'kafkajs' ? { fromBeginning: start } : {}) });
+    await runBatches(consumer, role, topics.length, undefined);
+  }
+
+  /** The batched engine on a subscribed consumer, reading `topicCount` topics of the chain. */
+  async function runBatches(
+    consumer: ConsumerLike,
+    role: KafkaRole | 'chain',
+    topicCount: number,
+    chains: Chains | undefined,
+  ) {
+    const gate = gateOf(consumer);
+    const engine = new BatchEngine({
+      rt: runtime,
+      consumer,
+      role,
+      levels: role === 'main' ? new Map() : levelOf,
+      gate,
+      concurrency,
+      ...(chains ? { chains } : {}),
+    });
+    engines.push(engine);
+    // Every topic of the chain has the source's partition count.
+    const assignable = topicCount * (rules.topics[0]?.partitions ?? 1);
+    await consumer.run({
+      ...(client === 'kafkajs' ? { autoCommit: false } : {}),
+      eachBatchAutoResolve: false,
+      partitionsConsumedConcurrently:
+        options.partitionsConsumedConcurrently ??
+        Math.min(assignable, KAFKA_DEFAULTS.maxPartitionsConsumedConcurrently),
+      eachBatch: (payload) => engine.onBatch(payload),
+    });
+  }
+
+  function gateOf(consumer: ConsumerLike): PartitionGate {
+    const gate = new PartitionGate(consumer, clock, backoff);
+    gates.push(gate);
+    return gate;
+  }
+
+  async function run(kafka: KafkaLike) {
     if (rules.ordering !== 'park-key') {
       // Without key order the two groups stay as runMain and runRetry have them.
       const main = consumerOf(kafka, rules.consumerGroup, fromBeginning);
       const retrying = consumerOf(kafka, rules.retryConsumerGroup, true);
       await Promise.all([main.connect(), retrying.connect()]);
-      await run(main, 'main', [rules.sourceTopic], fromBeginning);
-      await run(retrying, 'retry', retryTopics, true);
+      await runRole(main, 'main', [rules.sourceTopic], fromBeginning);
+      await runRole(retrying, 'retry', retryTopics, true);
       return;
     }
     if (!options.admin) {
       throw new KafkaRetryError(
-        'ordering-needs-view',
+        'per-key-needs-admin',
         `the plan for "${options.plan.policy}" keeps key order (park-key): pass admin`,
       );
     }
@@ -189,8 +176,6 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
         },
       },
     });
-    const gate = new PartitionGate(consumer, clock, backoff);
-    gates.push(gate);
     chains = new Chains({
       consumer,
       client,
@@ -212,84 +197,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
     } else {
       await consumer.subscribe({ topics: [rules.sourceTopic, ...retryTopics] });
     }
-    const chained = new BatchEngine({
-      rt: runtime,
-      consumer,
-      role: 'chain',
-      levels: levelOf,
-      gate,
-      concurrency,
-      chains,
-    });
-    engines.push(chained);
-    const assignable = (retryTopics.length + 1) * (rules.topics[0]?.partitions ?? 1);
-    await consumer.run({
-      ...(client === 'kafkajs' ? { autoCommit: false } : {}),
-      eachBatchAutoResolve: false,
-      partitionsConsumedConcurrently:
-        options.partitionsConsumedConcurrently ??
-        Math.min(assignable, KAFKA_DEFAULTS.maxPartitionsConsumedConcurrently),
-      eachBatch: (payload) => chained.onBatch(payload),
-    });
-  }
-
-  async function run(consumer: ConsumerLike, role: KafkaRole, topics: string[], fromBeginning: boolean) {
-    if (engine === 'batched' && rules.ordering === 'park-key') {
-      throw new KafkaRetryError(
-        'batched-per-key',
-        `the plan for "${options.plan.policy}" keeps key order (park-key): on the batched engine one consumer reads the whole chain, use run(kafka)`,
-      );
-    }
-    await startView();
-    const gate = new PartitionGate(consumer, clock, backoff);
-    gates.push(gate);
-    // The Confluent client has `on` and `events` too, but they throw "Not implemented" (1.10.1).
-    if (role === 'main' && client === 'kafkajs' && consumer.on && consumer.events) {
-      consumer.on(consumer.events.GROUP_JOIN, (event) =>
-        runtime.ordering?.assigned(assignedPartitions(event, rules.sourceTopic)),
-      );
-    }
-    await consumer.subscribe({ topics, ...(client === 'kafkajs' ? { fromBeginning } : {}) });
-    // Every topic of the chain has the source's partition count.
-    const assignable = topics.length * (rules.topics[0]?.partitions ?? 1);
-    const partitionsConsumedConcurrently =
-      options.partitionsConsumedConcurrently ??
-      Math.min(assignable, KAFKA_DEFAULTS.maxPartitionsConsumedConcurrently);
-    if (engine === 'batched') {
-      const batched = new BatchEngine({
-        rt: runtime,
-        consumer,
-        role,
-        levels: role === 'retry' ? levelOf : new Map(),
-        gate,
-        concurrency,
-      });
-      engines.push(batched);
-      await consumer.run({
-        ...(client === 'kafkajs' ? { autoCommit: false } : {}),
-        eachBatchAutoResolve: false,
-        partitionsConsumedConcurrently,
-        eachBatch: (payload) => batched.onBatch(payload),
-      });
-      return;
-    }
-    await consumer.run({
-      ...(client === 'kafkajs' ? { autoCommit: false } : {}),
-      partitionsConsumedConcurrently,
-      eachMessage: async ({ topic, partition, message }) => {
-        const level = levelOf.get(topic);
-        const delivery: Delivery = {
-          role,
-          consumer,
-          gate,
-          topic,
-          partition,
-          message,
-          ...(role === 'retry' && level ? { level } : {}),
-        };
-        await deliver(runtime, delivery);
-      },
-    });
+    await runBatches(consumer, 'chain', retryTopics.length + 1, chains);
   }
 
   /**
@@ -299,7 +207,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
   function consumerOf(
     kafka: KafkaLike,
     groupId: string,
-    fromBeginning: boolean,
+    start: boolean,
     extra: { kafkajs?: object; confluent?: { kafkaJS?: object } & Record<string, unknown> } = {},
   ): ConsumerLike {
     const settings = { ...KAFKA_DEFAULTS.chainConsumer, ...options.consumerSettings };
@@ -309,7 +217,7 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
       const { kafkaJS, ...top } = extra.confluent ?? {};
       // The Confluent client takes these per consumer, never per call (contract.ts).
       consumer = kafka.consumer({
-        kafkaJS: { groupId, autoCommit: false, fromBeginning, ...kafkaJS, ...settings },
+        kafkaJS: { groupId, autoCommit: false, fromBeginning: start, ...kafkaJS, ...settings },
         ...top,
       });
     }
@@ -344,24 +252,18 @@ export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
 
   return {
     closed,
-    runMain: (consumer) =>
-      run(consumer, 'main', [rules.sourceTopic], options.fromBeginning ?? KAFKA_DEFAULTS.fromBeginning),
+    run,
+    runMain: (consumer) => runRole(consumer, 'main', [rules.sourceTopic], fromBeginning),
     // A retry group with no committed offset yet must start at the beginning: the first copies
     // may be produced before it ever joins.
-    runRetry: (consumer) => run(consumer, 'retry', [...levelOf.keys()], true),
-    run: runChain,
+    runRetry: (consumer) => runRole(consumer, 'retry', retryTopics, true),
     async stop() {
       stopping.abort(new RetryTopologyError('consumer-stopped', 'the Kafka retry runtime is stopping'));
       for (const gate of gates) gate.stop();
-      // The batches under way send and commit what they carried out before the caller disconnects.
+      // The batches under way send and commit what they carried out before the consumers go.
       await Promise.all(engines.map((engine) => engine.idle()));
       await Promise.all(made.map((consumer) => consumer.disconnect().catch(() => undefined)));
       close();
-      runtime.ordering?.stop();
-      if (viewStarted) {
-        await viewStarted.catch(() => undefined);
-        await view?.stop();
-      }
     },
   };
 }
@@ -375,30 +277,5 @@ function joinedPartitions(event: unknown): Array<{ topic: string; partition: num
     ?.memberAssignment;
   return Object.entries(assignment ?? {}).flatMap(([topic, partitions]) =>
     partitions.map((partition) => ({ topic, partition })),
-  );
-}
-
-/** The source partitions in a KafkaJS GROUP_JOIN event's member assignment, when it has one. */
-function assignedPartitions(event: unknown, sourceTopic: string): number[] | undefined {
-  const assignment = (event as { payload?: { memberAssignment?: Record<string, number[]> } })?.payload
-    ?.memberAssignment;
-  const partitions = assignment?.[sourceTopic];
-  return Array.isArray(partitions) ? partitions : assignment ? [] : undefined;
-}
-
-const IGNORED_BECAUSE: Record<IgnoredMark['reason'], string> = {
-  'not-a-mark': 'not written by this runtime',
-  'other-offset': 'written by this runtime for another offset (a mirrored or rewritten commit)',
-  damaged: 'damaged',
-  'past-log-end': 'it lists records past the end of the log',
-};
-
-/** One line for the operator: whose commit, what it carried, and what happens now. */
-function ignoredMarkText(group: string, at: IgnoredMark): string {
-  const metadata = at.metadata.length > 80 ? `${at.metadata.slice(0, 80)}…` : at.metadata;
-  return (
-    `group ${group}: the commit on ${at.topic}[${at.partition}] at offset ${at.offset} has metadata ` +
-    `${JSON.stringify(metadata)}, ${IGNORED_BECAUSE[at.reason]}; every record from offset ${at.offset} ` +
-    'is handled again (some may run twice)'
   );
 }

@@ -1,5 +1,5 @@
 import type { KafkaAcks } from '../../policy/types';
-import type { ConsumerLike, KafkaClient, OutgoingMessage, ProducerLike } from './contract';
+import type { KafkaClient, OutgoingMessage, ProducerLike } from './contract';
 import { KafkaRetryError } from './errors';
 
 /**
@@ -28,22 +28,6 @@ export async function produceCopy(
     return Number.isSafeInteger(offset) && offset >= 0 ? offset : undefined;
   } catch (cause) {
     throw new KafkaRetryError('produce-failed', `producing to ${topic}[${message.partition}] failed`, {
-      cause,
-    });
-  }
-}
-
-/** Commits past `offset`: the next record of the partition is where a new owner starts. */
-export async function commitPast(
-  consumer: ConsumerLike,
-  topic: string,
-  partition: number,
-  offset: string,
-): Promise<void> {
-  try {
-    await consumer.commitOffsets([{ topic, partition, offset: (BigInt(offset) + 1n).toString() }]);
-  } catch (cause) {
-    throw new KafkaRetryError('commit-failed', `committing ${topic}[${partition}] past ${offset} failed`, {
       cause,
     });
   }

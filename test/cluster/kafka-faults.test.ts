@@ -11,7 +11,6 @@ import {
   type KafkaLike,
   type KafkaRetry,
 } from '../../runtime/kafka';
-import { ENGINE_OPTION } from '../support/kafka-kit';
 import {
   behaviour,
   type FaultWindow,
@@ -192,10 +191,8 @@ describe.each([
         plan,
         producer: copies,
         fromBeginning: true,
-        // Per-key order runs on the batched engine; without it, RETRY_TOPOLOGY_KAFKA_ENGINE names the engine.
-        ...(ordering === 'per-key'
-          ? { engine: 'batched' as const, admin, consumerSettings: CONSUMER }
-          : ENGINE_OPTION),
+        // Per-key order runs with run(kafka), which reads the chain's ends with the admin.
+        ...(ordering === 'per-key' ? { admin, consumerSettings: CONSUMER } : {}),
         failureBackoff: { initialMs: 200, maxMs: 5_000 },
         // One partition at a time cannot keep up with acks-all copies on a loaded two-core machine.
         partitionsConsumedConcurrently: 6,

@@ -4,7 +4,6 @@ import type {
   ConsumerLike,
   KafkaClient,
   KafkaDeadLetterAdmin,
-  KafkaEngine,
   KafkaLike,
   ProducerLike,
 } from '../../runtime/kafka';
@@ -21,33 +20,6 @@ export type KitName = KafkaClient;
 
 export const KIT_NAME: KitName = process.env.KAFKA_CLIENT === 'confluent' ? 'confluent' : 'kafkajs';
 export const BROKERS = [process.env.KAFKA_BOOTSTRAP ?? '127.0.0.1:9092'];
-
-/**
- * The engine the runtime runs on in the integration tests and their worker processes:
- * RETRY_TOPOLOGY_KAFKA_ENGINE=batched or =per-record runs the same files with `engine` set to
- * it (tests of per-key order are skipped then: see describePerKey), else the runtime's default
- * (batched, per-record for park-key plans).
- */
-export const KAFKA_ENGINE: KafkaEngine | undefined = engineFrom(process.env.RETRY_TOPOLOGY_KAFKA_ENGINE);
-
-function engineFrom(value: string | undefined): KafkaEngine | undefined {
-  if (value === undefined || value === '') return undefined;
-  if (value === 'batched' || value === 'per-record') return value;
-  throw new Error(`RETRY_TOPOLOGY_KAFKA_ENGINE is "${value}": use batched or per-record, or leave it unset`);
-}
-
-/** The runtime option for KAFKA_ENGINE: `{ engine }` when set, else nothing (the default). */
-export const ENGINE_OPTION: { engine?: KafkaEngine } = KAFKA_ENGINE ? { engine: KAFKA_ENGINE } : {};
-
-/**
- * The engine for a runtime wired by hand (runMain and runRetry): KAFKA_ENGINE when set; else,
- * for a plan that keeps key order, the per-record engine, the only one that runs it that way
- * (the batched engine runs it through run(kafka)); else the default.
- */
-export function handWiredEngine(ordering: string | undefined): { engine?: KafkaEngine } {
-  if (KAFKA_ENGINE) return { engine: KAFKA_ENGINE };
-  return ordering === 'park-key' ? { engine: 'per-record' } : {};
-}
 
 export interface ConsumerSettings {
   maxWaitTimeInMs?: number;

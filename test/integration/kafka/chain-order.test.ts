@@ -167,7 +167,19 @@ describe('per-key order on the batched engine, one consumer per chain (real Kafk
   });
 });
 
-describe('run(kafka) on a plan without key order (real Kafka)', () => {
+describe('without key order (real Kafka)', () => {
+  it('plain retry topics: OrderCancelled overtakes OrderPlaced while it waits in retry', async () => {
+    harness = await new Harness(kafkaPlan(uniqueName('plain'))).open();
+    const orders = ordersHandler({ OrderPlaced: 1 });
+    await harness.start({ handler: orders.handler });
+    await harness.send([
+      { key: 'order-42', value: 'OrderPlaced' },
+      { key: 'order-42', value: 'OrderCancelled' },
+    ]);
+    await waitFor(() => orders.done.length === 2, 20_000, 'both records');
+    expect(orders.ids()).toEqual(['OrderCancelled', 'OrderPlaced']);
+  });
+
   it('makes a main and a retry consumer: a record that fails once succeeds from the retry topic', async () => {
     harness = await new Harness(kafkaPlan(uniqueName('run-unordered'))).open();
     expect(harness.target.ordering).toBe('none');

@@ -5,8 +5,8 @@
  * run ends the way the first one did. Every handler call and its outcome is appended to
  * WORKER_LOG (synchronously, O_APPEND: the file's line order is the order the calls happened in,
  * across processes, and a SIGKILL loses no line), and so are the errors the runtime recovered
- * from. WORKER_MAX_QUEUED sets maxQueuedPerPartition. WORKER_CHAIN=1 runs per-key order on the
- * batched engine: one consumer, made by the runtime, for the whole chain (run(kafka)). Started with
+ * from. WORKER_CHAIN=1 runs the runtime with run(kafka) (per-key order needs it: one consumer,
+ * made by the runtime, for the whole chain); else runMain and runRetry. Started with
  * `node --import tsx test/integration/kafka/chaos-worker.ts`; SIGTERM stops it gracefully.
  */
 import { appendFileSync } from 'node:fs';
@@ -23,7 +23,6 @@ async function main() {
   const plan = JSON.parse(process.env.WORKER_PLAN ?? '') as RetryPlan;
   const outcomes = JSON.parse(process.env.WORKER_OUTCOMES ?? '{}') as Record<string, number | 'permanent'>;
   const log = process.env.WORKER_LOG ?? '';
-  const maxQueued = Number(process.env.WORKER_MAX_QUEUED ?? '') || undefined;
   const chain = process.env.WORKER_CHAIN === '1';
   const target = plan.targets.kafka;
   if (!target || !log) throw new Error('WORKER_PLAN with a kafka target and WORKER_LOG are needed');
@@ -42,9 +41,8 @@ async function main() {
     admin,
     client: client.client,
     fromBeginning: true,
-    ...wiringOptions(client, target, settings, chain),
+    ...wiringOptions(settings, chain),
     meter: undefined,
-    ...(maxQueued ? { maxQueuedPerPartition: maxQueued } : {}),
     onEvent: (event) => {
       if (event.type === 'failed') write({ ev: 'runtime-failed', code: event.error.code, role: event.role });
       if (event.type === 'parked') write({ ev: 'parked', role: event.role });

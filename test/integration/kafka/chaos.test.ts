@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
 import type { ConsumedMessage } from '../../../runtime/kafka';
-import { Harness, header, KAFKA_ENGINE, kafkaPlan, skipPerKey, uniqueName } from './support';
+import { Harness, header, kafkaPlan, uniqueName } from './support';
 
 /**
  * Chaos, with park-key and without key order: three or four processes share the groups while
@@ -134,22 +134,13 @@ function exited(worker: ChildProcess): Promise<void> {
 }
 
 describe.each([
-  { name: 'park-key, queue in memory', ordering: 'per-key', maxQueued: undefined, chain: false },
-  // Three queued records per partition: busy keys switch to parked copies and back all the time.
-  { name: 'park-key, queue of 3, parking past it', ordering: 'per-key', maxQueued: 3, chain: false },
-  // Per-key order on the batched engine: one consumer per process owns whole chains (run(kafka)).
-  { name: 'park-key, one consumer per chain', ordering: 'per-key', maxQueued: undefined, chain: true },
-  // No key order (the batched engine; the per-record one on RETRY_TOPOLOGY_KAFKA_ENGINE=per-record): the
-  // same outcomes, headers and duplicates, with records of a key free to overtake each other.
-  { name: 'no key order', ordering: 'none', maxQueued: undefined, chain: false },
-] as const)('under chaos: $name', ({ ordering, maxQueued, chain }) => {
-  it('ends every record as its handler says, keeps its order promise, duplicates only after kills', async (context) => {
-    if (ordering === 'per-key' && !chain) skipPerKey(context);
-    // It names its engine itself: the default runs cover it.
-    context.skip(
-      chain && KAFKA_ENGINE !== undefined,
-      'runs on the batched engine whatever the lane: the default run covers it',
-    );
+  // Per-key order: one consumer per process owns whole chains (run(kafka)).
+  { name: 'park-key, one consumer per chain', ordering: 'per-key', chain: true },
+  // No key order, wired by hand: the same outcomes, headers and duplicates, with records of a key
+  // free to overtake each other.
+  { name: 'no key order', ordering: 'none', chain: false },
+] as const)('under chaos: $name', ({ ordering, chain }) => {
+  it('ends every record as its handler says, keeps its order promise, duplicates only after kills', async () => {
     const seed = Number(process.env.CHAOS_SEED) || Math.floor(Math.random() * 2 ** 31);
     const rand = random(seed);
     const plan = kafkaPlan(uniqueName('chaos'), {
@@ -167,7 +158,6 @@ describe.each([
       WORKER_PLAN: JSON.stringify(plan),
       WORKER_OUTCOMES: JSON.stringify(outcomes),
       WORKER_LOG: log,
-      ...(maxQueued ? { WORKER_MAX_QUEUED: String(maxQueued) } : {}),
       ...(chain ? { WORKER_CHAIN: '1' } : {}),
     };
     const lines = (): Line[] => {

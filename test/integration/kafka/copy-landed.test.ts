@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ProducerLike } from '../../../runtime/kafka';
-import { Harness, http503, KAFKA_ENGINE, kafkaPlan, uniqueName, waitFor } from './support';
+import { Harness, http503, kafkaPlan, uniqueName, waitFor } from './support';
 
 /**
  * park-key when a record's copy reached the retry chain but its source commit did not (the
@@ -39,19 +39,8 @@ const plan = (name: string, maxAttempts = 2) =>
     backoff: { type: 'list', delays: Array.from({ length: maxAttempts - 1 }, () => '1s') },
   });
 
-/**
- * Both ways per-key order runs: one consumer per chain (run(kafka), whose refused copy makes it
- * read the chain again), and the per-record engine wired by hand (a chain view), skipped where a
- * lane names an engine.
- */
-const WAYS = [
-  { way: 'one consumer per chain', chain: true },
-  ...(KAFKA_ENGINE ? [] : [{ way: 'per-record engine, hand-wired', chain: false }]),
-];
-
-describe.each(WAYS)('park-key ($way): a copy in the chain whose source commit did not land', ({ chain }) => {
-  const start = (h: Harness, options: Parameters<Harness['start']>[0]) =>
-    chain ? h.startChain(options) : h.start(options);
+describe('park-key: a copy in the chain whose source commit did not land', () => {
+  const start = (h: Harness, options: Parameters<Harness['startChain']>[0]) => h.startChain(options);
   it('a produce whose reply was lost: the record is not handled again from the source', async () => {
     harness = await new Harness(plan('lost-ack')).open();
     const real = harness.producer;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
 import type { ConsumedMessage, KafkaHeaders } from '../../../runtime/kafka';
-import { describePerKey, Harness, header, http503, kafkaPlan, uniqueName, waitFor } from './support';
+import { Harness, header, http503, kafkaPlan, uniqueName, waitFor } from './support';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -38,7 +38,7 @@ const expected = (extra: Record<string, string>) =>
     ]),
   );
 
-describePerKey('application headers on a real Kafka', () => {
+describe('application headers on a real Kafka, with per-key order', () => {
   it('survive every hop byte for byte: retry topics, parked copies, the dead-letter topic', async () => {
     const plan = kafkaPlan(uniqueName('headers'), {
       ordering: 'per-key',
@@ -48,9 +48,8 @@ describePerKey('application headers on a real Kafka', () => {
     harness = await new Harness(plan).open();
     const { target } = harness;
     const seen: Array<{ id: string; attempt: number; parked: boolean; headers: Record<string, string> }> = [];
-    // A queue of none: the follower is parked into the retry topics as a copy, the hop to test.
-    await harness.start({
-      maxQueuedPerPartition: 0,
+    // The follower is parked into the retry topics as a copy: the hop to test.
+    await harness.startChain({
       handler: async (message, context) => {
         const id = String(message.value);
         seen.push({

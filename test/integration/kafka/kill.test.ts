@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describePerKey, Harness, KAFKA_ENGINE, kafkaPlan, uniqueName, waitFor } from './support';
+import { Harness, kafkaPlan, uniqueName, waitFor } from './support';
 
 let harness: Harness | undefined;
 const workers: ChildProcess[] = [];
@@ -35,20 +35,12 @@ function startWorker(env: Record<string, string>): Promise<ChildProcess> {
   });
 }
 
-describePerKey('park-key with processes killed (SIGKILL) mid-run', () => {
+describe('park-key (run(kafka), one consumer per chain) with processes killed (SIGKILL) mid-run', () => {
   it('loses nothing and keeps per-key order across two kills; duplicates only from the kills', () =>
-    killTwice(false));
+    killTwice());
 });
 
-describe('park-key on one consumer per chain (run(kafka)), processes killed (SIGKILL) mid-run', () => {
-  it('loses nothing and keeps per-key order across two kills; duplicates only from the kills', (context) => {
-    // It names its engine itself: the default runs cover it.
-    context.skip(KAFKA_ENGINE !== undefined, 'runs on the batched engine whatever the lane');
-    return killTwice(true);
-  });
-});
-
-async function killTwice(chain: boolean): Promise<void> {
+async function killTwice(): Promise<void> {
   const plan = kafkaPlan(uniqueName('kill'), {
     ordering: 'per-key',
     backoff: { type: 'list', delays: ['300ms', '600ms', '1200ms'] },
@@ -63,7 +55,7 @@ async function killTwice(chain: boolean): Promise<void> {
     WORKER_PLAN: JSON.stringify(plan),
     WORKER_FAILURES: JSON.stringify(failures),
     WORKER_LOG: log,
-    ...(chain ? { WORKER_CHAIN: '1' } : {}),
+    WORKER_CHAIN: '1',
   };
   const handled = () => {
     try {

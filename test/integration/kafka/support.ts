@@ -1,6 +1,5 @@
 import { randomBytes } from 'node:crypto';
 import { type Admin, type Consumer, type ConsumerConfig, Kafka, logLevel } from 'kafkajs';
-import { describe, type TestContext } from 'vitest';
 import type { KafkaPlan, PolicyInput, RetryPlan } from '../../../policy';
 import type { MeterLike } from '../../../runtime';
 import {
@@ -15,8 +14,6 @@ import {
   BROKERS,
   type ConsumerSettings,
   FAST,
-  handWiredEngine,
-  KAFKA_ENGINE,
   type Kit,
   type KitAdmin,
   type KitConsumer,
@@ -25,7 +22,7 @@ import {
   timingsOf,
 } from '../../support/kafka-kit';
 
-export { BROKERS, FAST, KAFKA_ENGINE };
+export { BROKERS, FAST };
 
 /**
  * The tests' own KafkaJS client, for what is checked rather than tested: reading topics back,
@@ -37,27 +34,6 @@ export const kafka = new Kafka({
   brokers: BROKERS,
   logLevel: logLevel.NOTHING,
 });
-
-/**
- * Why a test of per-key order wired by hand (runMain, runRetry, a chain view) does not run when
- * RETRY_TOPOLOGY_KAFKA_ENGINE names an engine: the batched engine runs per-key plans only through
- * run(kafka), and the default run has already run them on the per-record engine.
- */
-const PER_KEY_SKIPPED =
-  KAFKA_ENGINE === 'batched'
-    ? 'the batched engine runs per-key plans through run(kafka) only (runMain refuses them: batched-per-key)'
-    : 'hand-wired per-key plans run on the per-record engine in the default run: it covers them';
-
-/** `describe` for tests that all keep per-key order: skipped when an engine is named, the reason in its name. */
-export function describePerKey(name: string, body: () => void): void {
-  if (KAFKA_ENGINE) describe.skip(`${name} (skipped: ${PER_KEY_SKIPPED})`, body);
-  else describe(name, body);
-}
-
-/** The first line of a test of per-key order among others: skipped when an engine is named, the reason as its note. */
-export function skipPerKey(context: TestContext): void {
-  context.skip(KAFKA_ENGINE !== undefined, PER_KEY_SKIPPED);
-}
 
 /** A fresh name per test run: other engineers' tests share the broker. */
 export function uniqueName(prefix: string): string {
@@ -137,7 +113,10 @@ export class Harness {
     return consumer;
   }
 
-  /** The runtime with both consumers running; `stop` ends it early (a process going away), else close does. */
+  /**
+   * Without key order, wired by hand: the runtime with both consumers running; `stop` ends it
+   * early (a process going away), else close does.
+   */
   async start(
     options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & { producer?: KafkaRetryOptions['producer'] },
     consumers: { main?: ConsumerSettings; retry?: ConsumerSettings } = {},
@@ -148,9 +127,7 @@ export class Harness {
       producer: this.producer,
       admin: this.clientAdmin,
       client: client.client,
-      viewConsumer: (groupId) => client.consumer(groupId, { ...FAST, fromBeginning: true }),
       fromBeginning: true,
-      ...handWiredEngine(this.target.ordering),
       ...options,
     });
     const main = client.consumer(this.target.consumerGroup, {
@@ -178,7 +155,7 @@ export class Harness {
   }
 
   /**
-   * The runtime on the batched engine, making its consumers from the client
+   * The runtime making its consumers from the client
    * (run(kafka)): with per-key order, one that reads the whole chain. `stop` ends it early, else close does.
    */
   async startChain(
@@ -189,7 +166,6 @@ export class Harness {
       producer: this.producer,
       admin: this.clientAdmin,
       client: this.client.client,
-      engine: 'batched',
       fromBeginning: true,
       consumerSettings: timingsOf(FAST),
       ...options,

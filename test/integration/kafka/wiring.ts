@@ -1,23 +1,13 @@
 import type { KafkaPlan } from '../../../policy';
 import type { ConsumerLike, KafkaRetry, KafkaRetryOptions } from '../../../runtime/kafka';
-import { type ConsumerSettings, handWiredEngine, type Kit, timingsOf } from '../../support/kafka-kit';
+import { type ConsumerSettings, type Kit, timingsOf } from '../../support/kafka-kit';
 
 /**
- * How a worker process runs the runtime: `run(kafka)`, which makes its consumers (per-key order on
- * one consumer per chain), or wired by hand (runMain, runRetry, and a chain view for per-key order
- * on the per-record engine).
+ * How a worker process runs the runtime: `run(kafka)`, which makes its consumers (`chain`; per-key
+ * order needs it), or wired by hand (runMain and runRetry, without key order).
  */
-export function wiringOptions(
-  client: Kit,
-  target: KafkaPlan,
-  settings: ConsumerSettings,
-  chain: boolean,
-): Partial<KafkaRetryOptions> {
-  if (chain) return { engine: 'batched', consumerSettings: timingsOf(settings) };
-  return {
-    viewConsumer: (groupId: string) => client.consumer(groupId, settings),
-    ...handWiredEngine(target.ordering),
-  };
+export function wiringOptions(settings: ConsumerSettings, chain: boolean): Partial<KafkaRetryOptions> {
+  return chain ? { consumerSettings: timingsOf(settings) } : {};
 }
 
 /** Starts the runtime as `wiringOptions` said; resolves to the consumers to disconnect after stop. */

@@ -29,7 +29,7 @@ async function main() {
     admin,
     client: client.client,
     fromBeginning: true,
-    ...wiringOptions(client, target, settings, chain),
+    ...wiringOptions(settings, chain),
     meter: undefined,
     handler: async (message, context) => {
       const value = String(message.value);

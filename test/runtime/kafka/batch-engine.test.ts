@@ -4,7 +4,6 @@ import { HEADERS } from '../../../runtime';
 import {
   createKafkaRetry,
   KAFKA_HEADERS,
-  type KafkaEngine,
   type KafkaHandler,
   type KafkaRetryEvent,
   type KafkaRetryOptions,
@@ -39,7 +38,6 @@ async function setUp(handler: KafkaHandler, options: Partial<KafkaRetryOptions> 
   const events: KafkaRetryEvent[] = [];
   const retry = createKafkaRetry({
     plan: on,
-    engine: 'batched',
     handler,
     producer,
     clock,
@@ -70,54 +68,8 @@ const header = (headers: unknown, name: string) => {
   return value === undefined ? undefined : String(value);
 };
 
-function perKeyPlan(): RetryPlan {
-  return billingPlan({
-    ordering: 'per-key',
-    targets: {
-      kafka: { topic: 'bookstore.orders', consumerGroup: 'billing', partitions: 3, replicationFactor: 1 },
-    },
-  });
-}
-
-describe('choosing the engine', () => {
-  /** The `run` config the runtime gives the consumer, for a plan and the engine asked for. */
-  async function runConfig(given: RetryPlan, engine?: KafkaEngine) {
-    const consumer = new BatchConsumer();
-    const retry = createKafkaRetry({
-      plan: given,
-      ...(engine ? { engine } : {}),
-      handler: async () => {},
-      producer: new BatchProducer([]),
-      meter: undefined,
-    });
-    await retry.runMain(consumer);
-    return consumer.config;
-  }
-
-  it('reads batches by default for a plan without key order (eachBatch)', async () => {
-    const config = await runConfig(plan);
-    expect(config?.eachBatch).toBeTypeOf('function');
-    expect(config?.eachMessage).toBeUndefined();
-  });
-
-  it("keeps the per-record engine when asked (engine: 'per-record', eachMessage)", async () => {
-    const config = await runConfig(plan, 'per-record');
-    expect(config?.eachMessage).toBeTypeOf('function');
-    expect(config?.eachBatch).toBeUndefined();
-  });
-
-  it('runs a plan that keeps key order (park-key) on the batched engine by default: runMain refuses it', async () => {
-    // On the per-record engine, it would need the chain view first (ordering-needs-view).
-    const retry = createKafkaRetry({
-      plan: perKeyPlan(),
-      handler: async () => {},
-      producer: new BatchProducer([]),
-      meter: undefined,
-    });
-    await expect(retry.runMain(new BatchConsumer())).rejects.toMatchObject({ code: 'batched-per-key' });
-  });
-
-  it("reads batches with eachBatch, resolving and committing itself, with engine 'batched'", async () => {
+describe('setting up', () => {
+  it('reads batches with eachBatch, resolving and committing itself', async () => {
     const { consumer } = await setUp(async () => {});
     expect(consumer.config?.eachBatch).toBeTypeOf('function');
     expect(consumer.config?.eachMessage).toBeUndefined();
@@ -138,23 +90,6 @@ describe('choosing the engine', () => {
       ).toThrow(expect.objectContaining({ name: 'KafkaRetryError', code: 'invalid-option' }));
     },
   );
-
-  it('refuses runMain for a plan that keeps key order on the batched engine, and points at run(kafka)', async () => {
-    const perKey = perKeyPlan();
-    expect(perKey.targets.kafka?.ordering).toBe('park-key');
-    const retry = createKafkaRetry({
-      plan: perKey,
-      engine: 'batched',
-      handler: async () => {},
-      producer: new BatchProducer([]),
-      meter: undefined,
-    });
-    await expect(retry.runMain(new BatchConsumer())).rejects.toMatchObject({
-      name: 'KafkaRetryError',
-      code: 'batched-per-key',
-      message: expect.stringContaining('run(kafka)'),
-    });
-  });
 });
 
 describe('the batched engine (fake kafkajs clients)', () => {
@@ -203,6 +138,24 @@ describe('the batched engine (fake kafkajs clients)', () => {
       [HEADERS.source]: source,
       [KAFKA_HEADERS.originalOffset]: '2',
     });
+  });
+
+  it('sends the copies with the acks of the plan: 1 when the policy lowers it', async () => {
+    const lowered = billingPlan({
+      targets: {
+        kafka: { topic: source, consumerGroup: 'billing', partitions: 3, replicationFactor: 1, acks: 1 },
+      },
+    });
+    expect(lowered.targets.kafka?.producer.acks).toBe(1);
+    const { consumer, producer } = await setUp(
+      async () => {
+        throw httpError(503);
+      },
+      {},
+      lowered,
+    );
+    await consumer.deliver(source, 0, 1, [{ value: 'transient' }]);
+    expect(producer.sent.map((each) => each.acks)).toEqual([1]);
   });
 
   it('sends the copies without waiting for each, and commits only once every one is acknowledged', async () => {

@@ -100,7 +100,6 @@ async function setUp(handler: KafkaHandler, admin = new ChainAdmin()) {
   };
   const retry = createKafkaRetry({
     plan,
-    engine: 'batched',
     handler,
     producer,
     admin: admin as never,
@@ -189,7 +188,6 @@ describe('run(kafka): one consumer for the whole chain', () => {
     };
     const retry = createKafkaRetry({
       plan: unordered,
-      engine: 'batched',
       handler: async () => {},
       producer: new BatchProducer([]),
       meter: undefined,

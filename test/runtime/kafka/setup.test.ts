@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createKafkaRetry, KafkaRetryError } from '../../../runtime/kafka';
+import { createKafkaRetry } from '../../../runtime/kafka';
 import { billingPlan } from '../plan-fixture';
 import { FakeConsumer, FakeProducer } from './fakes';
 
@@ -11,22 +11,29 @@ describe('createKafkaRetry', () => {
     },
   });
 
-  it('refuses park-key ordering on the per-record engine without the admin and the view consumer it reads the chain with', () => {
+  it('refuses per-key order through run(kafka) without the admin it reads the chain with', async () => {
     expect(parkKey.targets.kafka?.ordering).toBe('park-key');
-    const error = (() => {
-      try {
-        createKafkaRetry({
-          plan: parkKey,
-          engine: 'per-record',
-          handler: async () => {},
-          producer: new FakeProducer([]),
-        });
-      } catch (caught) {
-        return caught;
-      }
-    })();
-    expect(error).toBeInstanceOf(KafkaRetryError);
-    expect((error as KafkaRetryError).code).toBe('ordering-needs-view');
+    const retry = createKafkaRetry({
+      plan: parkKey,
+      handler: async () => {},
+      producer: new FakeProducer([]),
+    });
+    await expect(retry.run({ consumer: () => new FakeConsumer() })).rejects.toMatchObject({
+      name: 'KafkaRetryError',
+      code: 'per-key-needs-admin',
+    });
+  });
+
+  it('refuses runMain for a plan that keeps key order, and points at run(kafka)', async () => {
+    const retry = createKafkaRetry({
+      plan: parkKey,
+      handler: async () => {},
+      producer: new FakeProducer([]),
+    });
+    await expect(retry.runMain(new FakeConsumer())).rejects.toMatchObject({
+      code: 'per-key-needs-run',
+      message: expect.stringContaining('run(kafka)'),
+    });
   });
 
   it('subscribes the main consumer to the source topic and the retry consumer to every level', async () => {
