@@ -81,8 +81,10 @@ export async function retry(
 
 /**
  * A permanent failure or the last attempt: a copy to the dead-letter exchange with the reason
- * headers, then the ack. If that publish is refused, a reject: the broker's own at-least-once
- * dead-lettering (the main queue's DLX) still takes it to the DLQ, with x-death saying "rejected".
+ * headers, then the ack. A copy the broker refuses (a nack while a queue leader moves, a DLQ at
+ * its max-length with reject-publish) is held and tried again, as a retry copy is, so the dead
+ * letter always arrives with its reason: the original stays unacked meanwhile. Stopping first
+ * puts the original back in its queue.
  */
 export async function deadLetter(
   context: RouteContext,
@@ -109,19 +111,26 @@ export async function deadLetter(
     deadLetteredAt: now,
     ...(reading.invalid === undefined ? {} : { attemptInvalid: reading.invalid }),
   };
-  try {
-    await publishCopy(
-      context.channel,
-      rules.deadLetterExchange,
-      rules.mainQueue,
-      message.content,
-      withoutNotBefore(copyProperties(message, deadLetterHeaders(info))),
-    );
-    settle.ack(message);
-  } catch (refused) {
-    context.report(refused, message);
-    settle.reject(message, false);
+  const outcome = await context.held.publish(
+    // Its own line: a full DLQ holds back dead letters only, never a level's retry copies.
+    `dead-letter ${rules.deadLetterExchange} ${rules.mainQueue}`,
+    // No level wait bounds the tries: the held back-off's own longest wait does.
+    Number.POSITIVE_INFINITY,
+    () =>
+      publishCopy(
+        context.channel,
+        rules.deadLetterExchange,
+        rules.mainQueue,
+        message.content,
+        withoutNotBefore(copyProperties(message, deadLetterHeaders(info))),
+      ),
+    (refused) => context.report(refused, message),
+  );
+  if (outcome === 'stopped') {
+    settle.nack(message, true);
+    return;
   }
+  settle.ack(message);
 }
 
 /** A dead letter waits for nothing: the last retry copy's due time is not carried on. */

@@ -7,6 +7,8 @@ import {
   connect,
   drain,
   http503,
+  MANAGEMENT_URL,
+  management,
   publish,
   rabbitPlan,
   takeWhenThere,
@@ -186,31 +188,83 @@ describe('faults on a real RabbitMQ', () => {
     expect(later).toEqual(['third']);
   });
 
-  it('a refused dead-letter publish still reaches the DLQ through the broker’s own dead-lettering', async () => {
-    const { plan, rabbit, broker } = await setUp('dlx', {
+  it('a DLQ at its max-length refuses the dead letters: they are held, then arrive with their reason', async () => {
+    const { plan, rabbit, broker } = await setUp('dlq-full', {
       maxAttempts: 1,
       backoff: { type: 'exponential', initial: '1s' },
     });
-    // The broker refuses this one publish (as it would with a nack); everything else is real.
-    const refusing = await connect();
-    cleanups.push(() => refusing.close());
-    const channel = refusing.channel as ConfirmChannel;
-    const realPublish = channel.publish.bind(channel);
-    channel.publish = ((exchange, routingKey, content, options, callback) => {
-      if (exchange === rabbit.deadLetterExchange) {
-        setImmediate(() => callback?.(new Error('nack'), {}));
-        return true;
-      }
-      return realPublish(exchange, routingKey, content, options, callback);
-    }) as typeof channel.publish;
-    const consumer = await consumeWithRetries(channel, plan, async () => {
-      throw http503();
+    const dlq = rabbit.deadLetterQueue;
+    // The DLQ capped as an operator caps it: an operator policy's max-length, on top of the
+    // plan's own reject-publish. Then filled until it refuses (a quorum queue refuses only once
+    // it is over max-length, a classic one once it is at it: broker-versions.test.ts).
+    const cap = `${dlq}.cap`;
+    const operatorPolicy = `${MANAGEMENT_URL}/api/operator-policies/%2F/${encodeURIComponent(cap)}`;
+    const authorization = `Basic ${Buffer.from('guest:guest').toString('base64')}`;
+    const put = await fetch(operatorPolicy, {
+      method: 'PUT',
+      headers: { authorization, 'content-type': 'application/json' },
+      body: JSON.stringify({
+        pattern: `^${dlq.replace(/\./g, '\\.')}$`,
+        definition: { 'max-length': 1 },
+        priority: 100,
+        'apply-to': 'queues',
+      }),
     });
+    expect(put.ok).toBe(true);
+    const lift = () =>
+      fetch(operatorPolicy, { method: 'DELETE', headers: { authorization } }).then(() => undefined);
+    cleanups.push(lift);
+    await waitFor(
+      async () => ((await management.getQueue('/', dlq))?.operator_policy === cap ? true : undefined),
+      30_000,
+      'the cap on the DLQ',
+    );
+    for (const id of ['filler-1', 'filler-2']) {
+      broker.channel.sendToQueue(dlq, Buffer.from(JSON.stringify({ id })), { persistent: true });
+      await broker.channel.waitForConfirms().catch(() => undefined);
+    }
+    const fillers = (await broker.channel.checkQueue(dlq)).messageCount;
+
+    const refusals: unknown[] = [];
+    const consumer = await consumeWithRetries(
+      broker.channel,
+      plan,
+      async () => {
+        throw http503();
+      },
+      { onError: (error) => refusals.push(error), refusedPublishBackoff: { initialMs: 200, maxMs: 500 } },
+    );
     cleanups.push(() => consumer.stop());
-    await publish(broker, plan, { id: 'refused' });
-    const dead = await takeWhenThere(broker, rabbit.deadLetterQueue, 'the dead letter');
-    expect(body(dead[0] ?? { content: Buffer.from('{}') }).id).toBe('refused');
-    expect(dead[0]?.properties.headers?.['x-death']?.[0]).toMatchObject({ reason: 'rejected' });
+    for (const id of ['d-1', 'd-2', 'd-3']) await publish(broker, plan, { id });
+    await waitFor(() => (refusals.length >= 3 ? true : undefined), 20_000, 'three refusals');
+    // Held unacked by the consumer: none in the DLQ yet, none back in the main queue.
+    expect((await broker.channel.checkQueue(dlq)).messageCount).toBe(fillers);
+    expect((await broker.channel.checkQueue(rabbit.mainQueue)).messageCount).toBe(0);
+
+    // Room again, as consumers of the DLQ make it: each drain lets the line's head through, the
+    // cap still in place. Every dead letter arrives once, with its reason.
+    const arrived: Awaited<ReturnType<typeof drain>> = [];
+    const deadLetters = () => arrived.filter((message) => body(message).id.startsWith('d-'));
+    await waitFor(
+      async () => {
+        arrived.push(...(await drain(broker, dlq)));
+        return deadLetters().length >= 3 ? true : undefined;
+      },
+      30_000,
+      'the three dead letters',
+    );
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    arrived.push(...(await drain(broker, dlq)));
+    const dead = deadLetters();
+    expect(dead.map((message) => body(message).id).sort()).toEqual(['d-1', 'd-2', 'd-3']);
+    for (const message of dead) {
+      expect(message.properties.headers).toMatchObject({
+        [HEADERS.reason]: 'exhausted',
+        [HEADERS.attempt]: 1,
+      });
+      // Our copy, not the broker's own dead-lettering of a rejected message.
+      expect(message.properties.headers?.['x-death']).toBeUndefined();
+    }
   });
 
   it('routing one message does not block the others (pipelined confirms)', async () => {
