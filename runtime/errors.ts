@@ -30,7 +30,8 @@ export type RuntimeErrorCode =
   | 'broker-too-old'
   | 'vhost-mismatch'
   | 'consumer-cancelled'
-  | 'channel-closed';
+  | 'channel-closed'
+  | 'connect-timeout';
 
 /** Errors the runtime itself raises. Match on `code`, never on the message. */
 export class RetryTopologyError extends Error {

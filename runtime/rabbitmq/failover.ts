@@ -153,8 +153,59 @@ export async function runFailover(
 export interface RabbitFailoverOptions
   extends RabbitConsumerOptions,
     Omit<FailoverOptions, 'random' | 'clock'> {
-  /** Opens a connection to one URL. Default: amqplib's `connect(url)`. */
+  /**
+   * Opens a connection to one URL. Default: amqplib's `connect`, with `connectTimeoutMs` on the
+   * TCP connect and the AMQP handshake, and `heartbeatSeconds` unless the URL sets `heartbeat`.
+   */
   connect?: (url: string) => Promise<ChannelModel>;
+  /**
+   * How long one URL may take to connect, open a channel and start consuming before the next
+   * URL is tried (default 5,000). Without it a node that accepts the connection and never
+   * answers (a frozen process, a half-open proxy) holds the loop for good.
+   */
+  connectTimeoutMs?: number;
+  /**
+   * The AMQP heartbeat asked for (default 5 s): a node that stops answering mid-session is lost
+   * after about two of them, and its unacked messages go to a consumer on another node. RabbitMQ's
+   * own default is 60 s.
+   */
+  heartbeatSeconds?: number;
+}
+
+const CONNECT_DEFAULTS = { connectTimeoutMs: 5_000, heartbeatSeconds: 5 };
+
+/** The URL with `heartbeat` set, unless it sets one itself. */
+export function withHeartbeat(url: string, seconds: number): string {
+  if (/[?&]heartbeat=/.test(url)) return url;
+  return `${url}${url.includes('?') ? '&' : '?'}heartbeat=${seconds}`;
+}
+
+/** Rejects with `connect-timeout` after `ms`; a session that opens later is closed at once. */
+async function withinTimeout(
+  url: string,
+  ms: number,
+  open: Promise<FailoverSession>,
+): Promise<FailoverSession> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      reject(
+        new RetryTopologyError(
+          'connect-timeout',
+          `${withoutCredentials(url)} did not connect and start consuming within ${ms} ms`,
+        ),
+      );
+      void open.then(
+        (session) => session.close(),
+        () => undefined,
+      );
+    }, ms);
+  });
+  try {
+    return await Promise.race([open, late]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /** One session: a connection, a confirm channel and consumeWithRetries on it. */
@@ -164,7 +215,12 @@ async function openSession(
   handler: RabbitHandler,
   options: RabbitFailoverOptions,
 ): Promise<FailoverSession> {
-  const connect = options.connect ?? (async (target: string) => (await import('amqplib')).connect(target));
+  const timeoutMs = options.connectTimeoutMs ?? CONNECT_DEFAULTS.connectTimeoutMs;
+  const heartbeat = options.heartbeatSeconds ?? CONNECT_DEFAULTS.heartbeatSeconds;
+  const connect =
+    options.connect ??
+    (async (target: string) =>
+      (await import('amqplib')).connect(withHeartbeat(target, heartbeat), { timeout: timeoutMs }));
   const connection = await connect(url);
   let resolveLost: (reason: unknown) => void = () => undefined;
   const lost = new Promise<unknown>((resolve) => {
@@ -213,7 +269,8 @@ export function consumeWithFailover(
   handler: RabbitHandler,
   options: RabbitFailoverOptions = {},
 ): Promise<FailoverConsumer> {
-  return runFailover(urls, (url) => openSession(url, plan, handler, options), {
+  const timeoutMs = options.connectTimeoutMs ?? CONNECT_DEFAULTS.connectTimeoutMs;
+  return runFailover(urls, (url) => withinTimeout(url, timeoutMs, openSession(url, plan, handler, options)), {
     ...options,
     ...(options.clock ? { clock: options.clock } : {}),
     ...(options.random ? { random: options.random } : {}),

@@ -1,6 +1,14 @@
 import { describe, expect, it } from 'vitest';
-import { type FailoverEvent, type FailoverSession, runFailover } from '../../../runtime/rabbitmq';
+import {
+  consumeWithFailover,
+  type FailoverEvent,
+  type FailoverSession,
+  runFailover,
+} from '../../../runtime/rabbitmq';
+import { withHeartbeat } from '../../../runtime/rabbitmq/failover';
 import { FakeClock } from '../../support/fake-clock';
+import { billingPlan } from '../plan-fixture';
+import { recordingChannel } from './recording-channel';
 
 const URLS = ['amqp://guest:secret@n1:5771', 'amqp://guest:secret@n2:5772', 'amqp://guest:secret@n3:5773'];
 
@@ -127,5 +135,44 @@ describe('runFailover', () => {
 
   it('refuses an empty URL list with a code', async () => {
     await expect(runFailover([], fakeCluster().open)).rejects.toMatchObject({ code: 'no-target' });
+  });
+});
+
+describe('withHeartbeat', () => {
+  it('asks for the heartbeat unless the URL sets one', () => {
+    expect(withHeartbeat('amqp://guest:secret@n1:5771', 5)).toBe('amqp://guest:secret@n1:5771?heartbeat=5');
+    expect(withHeartbeat('amqp://n1:5771/orders?frameMax=8192', 5)).toBe(
+      'amqp://n1:5771/orders?frameMax=8192&heartbeat=5',
+    );
+    expect(withHeartbeat('amqp://n1:5771?heartbeat=30', 5)).toBe('amqp://n1:5771?heartbeat=30');
+  });
+});
+
+describe('consumeWithFailover', () => {
+  it('gives up on a URL that does not connect within connectTimeoutMs, and consumes on the next', async () => {
+    const { channel } = recordingChannel();
+    const connection = {
+      on: () => connection,
+      once: () => connection,
+      createConfirmChannel: async () => channel,
+      close: async () => undefined,
+    };
+    const errors: unknown[] = [];
+    const consumer = await consumeWithFailover(
+      ['amqp://silent:5672', 'amqp://n2:5672'],
+      billingPlan(),
+      async () => undefined,
+      {
+        random: () => 0,
+        connectTimeoutMs: 50,
+        // The first never answers; the second is a connection whose channel records its calls.
+        connect: (url) =>
+          url.includes('silent') ? new Promise(() => undefined) : Promise.resolve(connection as never),
+        onConnectError: (error) => errors.push(error),
+      },
+    );
+    expect(consumer.url).toBe('amqp://n2:5672');
+    expect(errors).toMatchObject([{ code: 'connect-timeout' }]);
+    await consumer.stop();
   });
 });
