@@ -4,14 +4,7 @@ import amqplib from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryPlan } from '../../policy';
 import { PermanentError, TransientError } from '../../runtime';
-import {
-  consumeWithFailover,
-  declareTopology,
-  deleteTopology,
-  type FailoverConsumer,
-  type FailoverEvent,
-  managementApi,
-} from '../../runtime/rabbitmq';
+import { consumeWithFailover, type FailoverConsumer, type FailoverEvent } from '../../runtime/rabbitmq';
 import {
   behaviour,
   type FaultWindow,
@@ -33,6 +26,7 @@ import {
   RABBIT_NODES,
   RABBIT_URLS,
   type RabbitNode,
+  rabbitTopology,
   restoreCluster,
   sleep,
   stats,
@@ -124,14 +118,8 @@ describe('RabbitMQ cluster: leaders killed while messages wait and copies are in
   const consumers: FailoverConsumer[] = [];
   let dlqReader: FailoverConsumer | undefined;
   const publisher = new FailoverPublisher(RABBIT_URLS, plan, 2);
-  const management = managementApi({ url: managementUrl('rabbit-1'), username: 'guest', password: 'guest' });
 
-  beforeAll(async () => {
-    const connection = await amqplib.connect(amqpUrl('rabbit-1'));
-    const channel = await connection.createChannel();
-    await declareTopology(channel, plan, management);
-    await connection.close();
-  });
+  beforeAll(() => rabbitTopology(plan, 'rabbit-1', 'declare'));
 
   afterAll(async () => {
     // A round that failed between a kill and its start-node leaves the node down.
@@ -141,11 +129,7 @@ describe('RabbitMQ cluster: leaders killed while messages wait and copies are in
     await publisher.close();
     // RETRY_TOPOLOGY_KEEP_TOPOLOGY=1 leaves the queues on the cluster to look at after a failure.
     if (process.env.RETRY_TOPOLOGY_KEEP_TOPOLOGY === '1') return;
-    const connection = await amqplib.connect(amqpUrl(await liveNode()));
-    const channel = await connection.createChannel();
-    channel.on('error', () => undefined);
-    await deleteTopology(channel, plan, management).catch(() => undefined);
-    await connection.close().catch(() => undefined);
+    await rabbitTopology(plan, await liveNode(), 'delete');
   });
 
   it('declares every queue with three members, one per node', async () => {

@@ -1,22 +1,19 @@
-import { readFileSync } from 'node:fs';
 import amqplib from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryPlan } from '../../policy';
 import {
   consumeWithFailover,
-  declareTopology,
-  deleteTopology,
   type FailoverConsumer,
   type FailoverEvent,
-  managementApi,
   publishConfirmed,
 } from '../../runtime/rabbitmq';
 import {
   amqpUrl,
   clusterPlan,
-  managementUrl,
   RABBIT_URLS,
   type RabbitNode,
+  rabbitPid,
+  rabbitTopology,
   restoreCluster,
   uniqueName,
   waitFor,
@@ -44,9 +41,6 @@ if (!rabbit) throw new Error('no rabbitmq target');
 const FROZEN: RabbitNode = 'rabbit-2';
 const source = rabbit.exchanges.find((exchange) => exchange.role === 'source')?.name ?? '';
 
-const pidOf = (node: RabbitNode) =>
-  Number(readFileSync(`/var/lib/rabbitmq/instances/${node}/node.pid`, 'utf8').replace(/\D/g, ''));
-
 async function publishAll(ids: string[]): Promise<void> {
   const connection = await amqplib.connect(amqpUrl('rabbit-1'));
   const channel = await connection.createConfirmChannel();
@@ -59,27 +53,18 @@ async function publishAll(ids: string[]): Promise<void> {
 }
 
 describe('RabbitMQ cluster: the node consumed from freezes and stays frozen', () => {
-  const management = managementApi({ url: managementUrl('rabbit-1'), username: 'guest', password: 'guest' });
   const handled = new Set<string>();
   const failovers: Array<FailoverEvent & { at: number }> = [];
   let consumer: FailoverConsumer | undefined;
 
-  beforeAll(async () => {
-    const connection = await amqplib.connect(amqpUrl('rabbit-1'));
-    const channel = await connection.createConfirmChannel();
-    await declareTopology(channel, plan, management);
-    await connection.close();
-  });
+  // Through rabbit-1, so its quorum queues are led there (client-local), not by the frozen node.
+  beforeAll(() => rabbitTopology(plan, 'rabbit-1', 'declare'));
 
   afterAll(async () => {
     await consumer?.stop().catch(() => undefined);
     // Wakes the frozen node (and starts any node a failure left down).
     await restoreCluster('rabbitmq');
-    const connection = await amqplib.connect(amqpUrl('rabbit-1'));
-    const channel = await connection.createChannel();
-    channel.on('error', () => undefined);
-    await deleteTopology(channel, plan, management).catch(() => undefined);
-    await connection.close().catch(() => undefined);
+    await rabbitTopology(plan, 'rabbit-1', 'delete');
   });
 
   it('consumes on another node while the node is still frozen, and gets every message', async () => {
@@ -93,7 +78,7 @@ describe('RabbitMQ cluster: the node consumed from freezes and stays frozen', ()
     await publishAll(['before']);
     await waitFor(() => (handled.has('before') ? true : undefined), 60_000, 'the first message');
 
-    const frozenPid = pidOf(FROZEN);
+    const frozenPid = rabbitPid(FROZEN);
     const frozenAt = Date.now();
     process.kill(frozenPid, 'SIGSTOP');
     let consumedWhileFrozen: string[] = [];

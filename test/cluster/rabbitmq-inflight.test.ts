@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import amqplib from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryPlan } from '../../policy';
@@ -6,7 +5,6 @@ import { TransientError } from '../../runtime';
 import {
   consumeWithFailover,
   declareTopology,
-  deleteTopology,
   type FailoverConsumer,
   type FailoverEvent,
   managementApi,
@@ -19,6 +17,8 @@ import {
   managementUrl,
   RABBIT_URLS,
   type RabbitNode,
+  rabbitPid,
+  rabbitTopology,
   restoreCluster,
   sleep,
   uniqueName,
@@ -41,9 +41,6 @@ const rabbit = plan.targets.rabbitmq;
 if (!rabbit) throw new Error('no rabbitmq target');
 /** consumeWithFailover starts at floor(random × 3): 0.5 picks rabbit-2, so rabbit-1 (the setup's) stays up. */
 const FROZEN: RabbitNode = 'rabbit-2';
-
-const pidOf = (node: RabbitNode) =>
-  Number(readFileSync(`/var/lib/rabbitmq/instances/${node}/node.pid`, 'utf8').replace(/\D/g, ''));
 
 describe('RabbitMQ cluster: the node dies while retry copies wait for their confirms', () => {
   const management = managementApi({ url: managementUrl('rabbit-1'), username: 'guest', password: 'guest' });
@@ -71,11 +68,7 @@ describe('RabbitMQ cluster: the node dies while retry copies wait for their conf
     await consumer?.stop().catch(() => undefined);
     // Wakes the node if the test failed while it was frozen, starts it if it was killed.
     await restoreCluster('rabbitmq');
-    const connection = await amqplib.connect(amqpUrl('rabbit-1'));
-    const channel = await connection.createChannel();
-    channel.on('error', () => undefined);
-    await deleteTopology(channel, plan, management).catch(() => undefined);
-    await connection.close().catch(() => undefined);
+    await rabbitTopology(plan, 'rabbit-1', 'delete');
   });
 
   it('publishes every cut-off copy again on another node: duplicates, and nothing lost', async () => {
@@ -87,7 +80,7 @@ describe('RabbitMQ cluster: the node dies while retry copies wait for their conf
         deliveries.set(id, [...(deliveries.get(id) ?? []), attempt]);
         if (attempt === 1) {
           if (frozenPid === undefined) {
-            frozenPid = pidOf(FROZEN);
+            frozenPid = rabbitPid(FROZEN);
             process.kill(frozenPid, 'SIGSTOP');
           }
           throw new TransientError('503 from the dependency');

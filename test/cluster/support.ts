@@ -2,8 +2,10 @@ import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
+import amqplib from 'amqplib';
 import { mulberry32 } from '../../cli/simulate/prng';
 import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
+import { declareTopology, deleteTopology, managementApi } from '../../runtime/rabbitmq';
 
 /**
  * The clusters of `scripts/brokers.sh cluster`: three RabbitMQ nodes and three Kafka brokers on
@@ -43,7 +45,7 @@ export async function restoreCluster(which: 'rabbitmq' | 'kafka'): Promise<void>
   if (which === 'rabbitmq') {
     for (const node of RABBIT_NODES) {
       try {
-        const pid = Number(readFileSync(`/var/lib/rabbitmq/instances/${node}/node.pid`, 'utf8').trim());
+        const pid = rabbitPid(node);
         if (pid > 0) process.kill(pid, 'SIGCONT');
       } catch {
         // no pid file or no such process: the node is not running, and start brings it up
@@ -51,6 +53,28 @@ export async function restoreCluster(which: 'rabbitmq' | 'kafka'): Promise<void>
     }
   }
   await run('bash', [`scripts/${which}-cluster.sh`, 'start'], { timeout: 600_000 });
+}
+
+/** The pid of a RabbitMQ node's Erlang VM, from the pid file its script writes. */
+export const rabbitPid = (node: RabbitNode) =>
+  Number(readFileSync(`/var/lib/rabbitmq/instances/${node}/node.pid`, 'utf8').replace(/\D/g, ''));
+
+/** A plan's topology declared and deleted through a node's AMQP and management endpoints. */
+export async function rabbitTopology(
+  plan: RetryPlan,
+  node: RabbitNode,
+  action: 'declare' | 'delete',
+): Promise<void> {
+  const management = managementApi({ url: managementUrl(node), username: 'guest', password: 'guest' });
+  const connection = await amqplib.connect(amqpUrl(node));
+  try {
+    const channel = await connection.createChannel();
+    channel.on('error', () => undefined);
+    if (action === 'declare') await declareTopology(channel, plan, management);
+    else await deleteTopology(channel, plan, management).catch(() => undefined);
+  } finally {
+    await connection.close().catch(() => undefined);
+  }
 }
 
 /** Every node running? (`scripts/brokers.sh cluster status` exits 0 only then.) */
