@@ -24,6 +24,35 @@ export class UsageError extends Error {
 }
 
 /**
+ * The option's value when it is one of `accepted`, else a UsageError that names the option, what
+ * it got and what it takes: `--format "xml" is not one of text, json, github`.
+ */
+export function oneOf<T extends string>(option: string, value: string, accepted: readonly T[]): T {
+  const found = accepted.find((each) => each === value);
+  if (found === undefined)
+    throw new UsageError(`--${option} ${JSON.stringify(value)} is not one of ${accepted.join(', ')}`);
+  return found;
+}
+
+/** A whole number of at least `min`, else a UsageError naming the option and the bound. */
+export function wholeNumber(option: string, value: string, min: number): number {
+  const number = Number(value);
+  if (value.trim() === '' || !Number.isSafeInteger(number) || number < min)
+    throw new UsageError(`--${option} ${JSON.stringify(value)} is not a whole number of at least ${min}`);
+  return number;
+}
+
+/** The positionals when there are between `min` and `max` of them, else a UsageError saying what is wanted. */
+export function positionalCount(positionals: string[], min: number, max: number, what: string): string[] {
+  if (positionals.length < min) throw new UsageError(`missing ${what}`);
+  if (positionals.length > max)
+    throw new UsageError(
+      `one ${what} only, got ${positionals.length}: ${positionals.map((each) => JSON.stringify(each)).join(' ')}`,
+    );
+  return positionals;
+}
+
+/**
  * node:util parseArgs, except that an option's value may start with one dash when written as the
  * next word (`--rate -5`, `--policy -x`, `--archive -old.jsonl`): parseArgs alone calls that
  * ambiguous and stops with three lines of its own, before the command can say what is wrong
@@ -58,8 +87,13 @@ export function parseCommandArgs<T extends Options>(args: readonly string[], opt
     return parsed as unknown as ParsedArgs<T>;
   } catch (error) {
     const code = (error as { code?: unknown }).code;
+    if (code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION') {
+      // Node's text goes on about positionals that start with a dash; the option is what matters.
+      const option = /'([^']+)'/.exec((error as Error).message)?.[1] ?? '';
+      throw new UsageError(`unknown option ${option}`, { cause: error });
+    }
     if (typeof code === 'string' && code.startsWith('ERR_PARSE_ARGS')) {
-      // Node's messages are one line, save the ambiguity one that the loop above forestalls.
+      // Node's other messages are one line, save the ambiguity one that the loop above forestalls.
       const [line = ''] = (error as Error).message.split('\n');
       throw new UsageError(line, { cause: error });
     }

@@ -40,30 +40,49 @@ const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> =
   },
 };
 
-export async function usage(): Promise<string> {
-  const commands = await Promise.all(Object.values(COMMANDS).map((load) => load()));
+/** One line per command for the top-level help; `<command> --help` gives the details. */
+const SUMMARIES: Record<keyof typeof COMMANDS, string> = {
+  validate: 'check policy files: the schema, every rule, and what spans policies',
+  plan: 'print what a policy becomes on each broker: timeline, resources, findings',
+  schema: 'print the JSON Schema of a policy document',
+  diff: 'compare two sets of policies, as Markdown for a pull-request comment',
+  render: "draw a policy's attempt timeline or topology (Mermaid or SVG)",
+  simulate: 'what a dependency sees when it comes back from an outage',
+  'dead-letters': 'list, show, replay or purge the dead letters of a policy on a broker',
+};
+
+const DOCS = 'https://github.com/retry-topology/retry-topology#readme';
+
+export function usage(): string {
+  const width = Math.max(...Object.keys(SUMMARIES).map((name) => name.length));
   return [
-    'retry-topology <command>   (retry-topology --version prints the version)',
-    ...commands.map((command) => command.usage),
-  ].join('\n\n');
+    'retry-topology <command> [options]',
+    '',
+    'Commands:',
+    ...Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
+    '',
+    'retry-topology <command> --help    the command\'s options and exit codes',
+    'retry-topology --version, -v       the version',
+    `Docs: ${DOCS}`,
+  ].join('\n');
 }
 
 /** Runs one command line. Never throws: user mistakes get a message and an exit code. */
 export async function run(argv: string[], raw: Output): Promise<number> {
   const output = safeOutput(raw);
   const [name, ...args] = argv;
-  if (name === '--version' || name === '-V' || name === 'version') {
+  if (name === '--version' || name === '-v' || name === '-V' || name === 'version') {
     output.out(packageVersion());
     return EXIT.ok;
   }
   if (!name || name === '--help' || name === '-h' || name === 'help') {
-    output.out(await usage());
+    output.out(usage());
     return name ? EXIT.ok : EXIT.usage;
   }
   // Own entries only: `constructor` or `toString` is not a command.
   const load = Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
   if (!load) {
-    output.err(`✖ unknown command ${JSON.stringify(name)}\n\n${await usage()}`);
+    output.err(`✖ unknown command ${JSON.stringify(name)}\n\n${usage()}`);
     return EXIT.usage;
   }
   const command = await load();
@@ -76,7 +95,7 @@ export async function run(argv: string[], raw: Output): Promise<number> {
   } catch (error) {
     // An unknown or malformed option is the user's mistake, not ours.
     if (error instanceof UsageError) {
-      output.err(`✖ ${error.message}\n\n${command.usage}`);
+      output.err(`✖ ${error.message}\n  retry-topology ${name} --help shows every option`);
       return EXIT.usage;
     }
     output.err(`✖ internal error: ${(error as Error).message ?? String(error)} (please report this)`);

@@ -1,5 +1,5 @@
 import { writeFile } from 'node:fs/promises';
-import { parseCommandArgs } from '../args';
+import { parseCommandArgs, UsageError, wholeNumber } from '../args';
 import { compareSides } from '../diff/compare';
 import { GitSourceError } from '../diff/git';
 import { DEFAULT_MAX_CHARS, diffMarkdown } from '../diff/markdown';
@@ -25,18 +25,13 @@ export async function diffCommand(args: string[], output: Output): Promise<numbe
     'full-report': { type: 'string' },
     'max-chars': { type: 'string' },
   });
-  const [oldSpec, newSpec] = positionals;
-  const maxChars = values['max-chars'] === undefined ? DEFAULT_MAX_CHARS : Number(values['max-chars']);
-  if (
-    positionals.length !== 2 ||
-    !oldSpec ||
-    !newSpec ||
-    !Number.isSafeInteger(maxChars) ||
-    maxChars < 2_000
-  ) {
-    output.err(DIFF_USAGE);
-    return EXIT.usage;
-  }
+  const maxChars =
+    values['max-chars'] === undefined
+      ? DEFAULT_MAX_CHARS
+      : wholeNumber('max-chars', values['max-chars'], 2_000);
+  if (positionals.length !== 2)
+    throw new UsageError(`diff compares two sides, <old> and <new>; got ${positionals.length}`);
+  const [oldSpec = '', newSpec = ''] = positionals;
   const fullReport = values['full-report'];
   let sides: [Side, Side];
   try {

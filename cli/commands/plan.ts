@@ -1,5 +1,5 @@
 import { derivePlan, type RetryPlan, safeJson } from '../../policy';
-import { parseCommandArgs } from '../args';
+import { oneOf, parseCommandArgs, positionalCount } from '../args';
 import type { TargetKey } from '../format/describe-plan';
 import { planMarkdown, planText } from '../format/plan-text';
 import { loadInputs } from '../load-inputs';
@@ -28,12 +28,8 @@ export async function planCommand(args: string[], output: Output): Promise<numbe
     format: { type: 'string', default: 'text' },
     policy: { type: 'string' },
   });
-  const format = FORMATS.find((name) => name === values.format);
-  const [input] = positionals;
-  if (positionals.length !== 1 || !input || !format) {
-    output.err(PLAN_USAGE);
-    return EXIT.usage;
-  }
+  const format = oneOf('format', values.format, FORMATS);
+  const [input = ''] = positionalCount(positionals, 1, 1, 'policy file, directory, glob or -');
   const target = targetOption(values.target, output);
   if (typeof target === 'number') return target;
   const chosen = selectPolicies(await loadInputs(positionals, output), input, values.policy, output);

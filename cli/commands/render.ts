@@ -1,4 +1,4 @@
-import { parseCommandArgs } from '../args';
+import { oneOf, parseCommandArgs, positionalCount, UsageError } from '../args';
 import { sourceOf, targetTitle } from '../format/describe-plan';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
@@ -27,13 +27,10 @@ export async function renderCommand(args: string[], output: Output): Promise<num
     policy: { type: 'string' },
     target: { type: 'string' },
   });
-  const format = FORMATS.find((name) => name === values.format);
-  const view = VIEWS.find((name) => name === values.view);
-  const [file] = positionals;
-  if (positionals.length !== 1 || !file || !format || !view) {
-    output.err(RENDER_USAGE);
-    return EXIT.usage;
-  }
+  if (values.format === undefined) throw new UsageError(`--format is needed: ${FORMATS.join(' or ')}`);
+  const format = oneOf('format', values.format, FORMATS);
+  const view = oneOf('view', values.view, VIEWS);
+  const [file = ''] = positionalCount(positionals, 1, 1, 'policy file, directory, glob or -');
   const target = targetOption(values.target, output);
   if (typeof target === 'number') return target;
   const loaded = await loadInputs(positionals, output);

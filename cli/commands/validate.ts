@@ -1,5 +1,5 @@
 import { hasErrors, hasWarnings } from '../../policy';
-import { parseCommandArgs } from '../args';
+import { oneOf, parseCommandArgs, positionalCount } from '../args';
 import { findingsJson, githubAnnotations } from '../format/findings';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output, plural, printIssues, summary } from '../output';
@@ -24,11 +24,8 @@ export async function validateCommand(args: string[], output: Output): Promise<n
     strict: { type: 'boolean', default: false },
     format: { type: 'string', default: 'text' },
   });
-  const format = FORMATS.find((name) => name === values.format);
-  if (positionals.length === 0 || !format) {
-    output.err(VALIDATE_USAGE);
-    return EXIT.usage;
-  }
+  const format = oneOf('format', values.format, FORMATS);
+  positionalCount(positionals, 1, Number.POSITIVE_INFINITY, 'a policy file, directory, glob or -');
   const loaded = await loadInputs(positionals, output);
   const { policies, issues } = loaded;
   const failed = hasErrors(issues) || (values.strict && hasWarnings(issues));

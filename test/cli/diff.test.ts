@@ -197,9 +197,11 @@ describe('retry-topology diff', () => {
     expect(result.err).not.toMatch(/\n\s+at /);
   });
 
-  it('prints the usage for a wrong number of sides', async () => {
+  it('says what it wants for a wrong number of sides, and where the options are', async () => {
     const result = await cli('diff', 'policies');
     expect(result.code).toBe(2);
-    expect(result.err).toContain('retry-topology diff <old> <new>');
+    expect(result.err).toBe(
+      '✖ diff compares two sides, <old> and <new>; got 1\n  retry-topology diff --help shows every option',
+    );
   });
 });

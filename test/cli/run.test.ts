@@ -147,8 +147,10 @@ describe('the command line itself', () => {
   it('an option missing its value before the next option is one line, exit 2', async () => {
     const result = await cli('plan', 'policies/billing.yaml', '--policy', '--format', 'json');
     expect(result.code).toBe(2);
-    expect(result.err.split('\n')[0]).toBe('✖ --policy needs a value before --format');
-    expect(result.err.split('\n')[1]).toBe('');
+    expect(result.err.split('\n')).toEqual([
+      '✖ --policy needs a value before --format',
+      '  retry-topology plan --help shows every option',
+    ]);
   });
 
   it('schema refuses an unknown option with exit 2 and the message every command gives', async () => {
@@ -156,8 +158,9 @@ describe('the command line itself', () => {
     const plan = await cli('plan', 'policies/billing.yaml', '--no-such-option');
     expect(schema.code).toBe(2);
     expect(schema.out).toBe('');
+    expect(schema.err.split('\n')[0]).toBe('✖ unknown option --no-such-option');
     expect(schema.err.split('\n')[0]).toBe(plan.err.split('\n')[0]);
-    expect(schema.err).toContain('retry-topology schema');
+    expect(schema.err).toContain('retry-topology schema --help');
   });
 
   it('schema refuses an extra argument with exit 2, naming it', async () => {
@@ -165,11 +168,69 @@ describe('the command line itself', () => {
     expect(result.code).toBe(2);
     expect(result.out).toBe('');
     expect(result.err.split('\n')[0]).toBe('✖ schema takes no argument, got "extra-arg"');
-    expect(result.err).toContain('retry-topology schema');
+    expect(result.err).toContain('retry-topology schema --help');
   });
 
   it('prints the JSON Schema', async () => {
     const result = await cli('schema');
     expect(JSON.parse(result.out).$schema).toContain('draft-07');
+  });
+});
+
+describe('usage errors, help and version, as linters give them', () => {
+  it.each([
+    [
+      ['validate', 'policies/billing.yaml', '--format', 'xml'],
+      '✖ --format "xml" is not one of text, json, github',
+      'validate',
+    ],
+    [
+      ['plan', 'policies/billing.yaml', '--format', 'yaml'],
+      '✖ --format "yaml" is not one of text, json, markdown',
+      'plan',
+    ],
+    [
+      ['render', 'policies/billing.yaml', '--format', 'svg', '--view', 'sideways'],
+      '✖ --view "sideways" is not one of timeline, topology',
+      'render',
+    ],
+    [['render', 'policies/billing.yaml'], '✖ --format is needed: mermaid or svg', 'render'],
+    [
+      ['diff', 'policies', 'policies', '--max-chars', '10'],
+      '✖ --max-chars "10" is not a whole number of at least 2000',
+      'diff',
+    ],
+    [['validate'], '✖ missing a policy file, directory, glob or -', 'validate'],
+    [
+      ['plan', 'policies/billing.yaml', 'policies/billing.yaml'],
+      '✖ one policy file, directory, glob or - only, got 2: "policies/billing.yaml" "policies/billing.yaml"',
+      'plan',
+    ],
+    [['validate', '--bogus', 'policies/billing.yaml'], '✖ unknown option --bogus', 'validate'],
+  ])(
+    '%j: one line naming the option and what it takes, then where the options are; exit 2',
+    async (argv, line, command) => {
+      const result = await cli(...argv);
+      expect(result.code).toBe(2);
+      expect(result.out).toBe('');
+      expect(result.err.split('\n')).toEqual([line, `  retry-topology ${command} --help shows every option`]);
+    },
+  );
+
+  it('-v, -V and --version print the version', async () => {
+    const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string };
+    for (const flag of ['-v', '-V', '--version'])
+      expect(await cli(flag)).toEqual({ code: 0, out: version, err: '' });
+  });
+
+  it('--help lists every command with a line each, and a link; <command> --help gives its details', async () => {
+    const help = await cli('--help');
+    expect(help.code).toBe(0);
+    for (const command of ['validate', 'plan', 'schema', 'diff', 'render', 'simulate', 'dead-letters'])
+      expect(help.out).toMatch(new RegExp(`^  ${command} +\\S`, 'm'));
+    expect(help.out).toContain('https://github.com/retry-topology/retry-topology#readme');
+    expect(help.out.split('\n').length).toBeLessThan(20);
+    const validate = await cli('validate', '--help');
+    expect(validate.out).toContain('--format github: workflow annotations');
   });
 });
