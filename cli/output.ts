@@ -61,13 +61,15 @@ export function safeOutput(output: Output): Output {
 const MARK = { error: '✖', warning: '⚠', note: 'ℹ' } as const;
 
 /** One write for all findings: a thousand writes to a pipe cost more than the text. */
+/** Findings, one a line, most severe first. */
+export function issueLines(issues: readonly Issue[]): string[] {
+  return sortIssues(issues).map((found) => `${MARK[found.severity]} ${formatIssue(found)}`);
+}
+
+/** Findings on stderr, beside a command's own output (a plan, a diff). */
 export function printIssues(output: Output, issues: readonly Issue[]): void {
   if (issues.length === 0) return;
-  output.err(
-    sortIssues(issues)
-      .map((found) => `${MARK[found.severity]} ${formatIssue(found)}`)
-      .join('\n'),
-  );
+  output.err(issueLines(issues).join('\n'));
 }
 
 /**

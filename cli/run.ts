@@ -61,7 +61,7 @@ export function usage(): string {
     'Commands:',
     ...Object.entries(SUMMARIES).map(([name, summary]) => `  ${name.padEnd(width)}  ${summary}`),
     '',
-    'retry-topology <command> --help    the command\'s options and exit codes',
+    "retry-topology <command> --help    the command's options and exit codes",
     'retry-topology --version, -v       the version',
     `Docs: ${DOCS}`,
   ].join('\n');

@@ -2,7 +2,7 @@ import { hasErrors, hasWarnings } from '../../policy';
 import { oneOf, parseCommandArgs, positionalCount } from '../args';
 import { findingsJson, githubAnnotations } from '../format/findings';
 import { loadInputs } from '../load-inputs';
-import { EXIT, type Output, plural, printIssues, summary } from '../output';
+import { EXIT, issueLines, type Output, plural, summary } from '../output';
 import { packageVersion } from '../version';
 
 export const VALIDATE_USAGE = `retry-topology validate <file|dir|glob|->... [--strict] [--format text|json|github]
@@ -34,17 +34,14 @@ export async function validateCommand(args: string[], output: Output): Promise<n
     output.out(findingsJson(loaded, packageVersion(), !failed));
     return failed ? EXIT.invalid : EXIT.ok;
   }
-  if (format === 'github') {
-    output.out(githubAnnotations(issues));
-  } else {
-    printIssues(output, issues);
-  }
   const count = `${plural(policies.length, 'policy', 'policies')} in ${plural(loaded.files, 'file')}`;
-  if (failed) {
-    const strictOnly = values.strict && !hasErrors(issues) ? ' (--strict)' : '';
-    output.err(`✖ ${count}: ${summary(issues)}${strictOnly}`);
-    return EXIT.invalid;
-  }
-  output.out(`✔ ${count} valid (${summary(issues)})`);
-  return EXIT.ok;
+  const strictOnly = failed && values.strict && !hasErrors(issues) ? ' (--strict)' : '';
+  const last = failed
+    ? `✖ ${count}: ${summary(issues)}${strictOnly}`
+    : `✔ ${count} valid (${summary(issues)})`;
+  // The findings are validate's output: on stdout, with the summary after them, as linters print
+  // them, so that `validate … | grep` sees them; the exit status says whether they failed the run.
+  const findings = format === 'github' ? [githubAnnotations(issues)].filter(Boolean) : issueLines(issues);
+  output.out([...findings, last].join('\n'));
+  return failed ? EXIT.invalid : EXIT.ok;
 }

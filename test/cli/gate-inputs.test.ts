@@ -51,7 +51,7 @@ describe('validate finds what it is pointed at (item 1)', { timeout: SLOW_MS }, 
     const result = await cli('validate', root);
     expect(result.code).toBe(1);
     expect(result.out).not.toContain('✔');
-    expect(result.err).toContain(
+    expect(result.out).toContain(
       `${root} (document): no policy files here: no .yaml or .yml file in it or below it [error no-policy-files]`,
     );
   });
@@ -89,10 +89,10 @@ describe('what is not a policy, and what is named twice (item 2)', { timeout: SL
     });
     const result = await cli('validate', root);
     expect(result.code).toBe(0);
-    expect(result.err).toMatch(
+    expect(result.out).toMatch(
       /ℹ .*Pulumi\.yaml:1:1 \(document\): skipped: a YAML file, not a retry policy .*\[note not-a-policy\]/,
     );
-    expect(result.err).toMatch(/ℹ .*deployment\.yaml.*\[note not-a-policy\]/);
+    expect(result.out).toMatch(/ℹ .*deployment\.yaml.*\[note not-a-policy\]/);
     expect(result.out).toContain('1 policy in 3 files valid (0 errors, 1 warning, 2 notes)');
   });
 
@@ -100,14 +100,14 @@ describe('what is not a policy, and what is named twice (item 2)', { timeout: SL
     const root = tree({ 'Pulumi.yaml': 'name: shop\nruntime: nodejs\n' });
     const result = await cli('validate', root);
     expect(result.code).toBe(1);
-    expect(result.err).toMatch(/1 YAML file found, none of them a retry policy.*\[error no-policy-files\]/);
+    expect(result.out).toMatch(/1 YAML file found, none of them a retry policy.*\[error no-policy-files\]/);
   });
 
   it('a broken policy in a directory is checked, not skipped: its kind says what it is', async () => {
     const root = tree({ 'billing.yaml': BILLING.replace('apiVersion: retry-topology/v1', 'apiVersion: v1') });
     const result = await cli('validate', root);
     expect(result.code).toBe(1);
-    expect(result.err).toContain('[error invalid-value]');
+    expect(result.out).toContain('[error invalid-value]');
   });
 
   it('a named file that is not a policy fails with one line saying so, not a schema error per key', async () => {
@@ -118,7 +118,9 @@ describe('what is not a policy, and what is named twice (item 2)', { timeout: SL
     ]) {
       const result = await cli(...argv);
       expect(result.code, argv[0]).toBe(1);
-      const findings = result.err.split('\n').filter((line) => /\[(error|warning|note) /.test(line));
+      const findings = (argv[0] === 'validate' ? result.out : result.err)
+        .split('\n')
+        .filter((line) => /\[(error|warning|note) /.test(line));
       expect(findings, argv[0]).toEqual([
         expect.stringMatching(
           /^✖ .*Pulumi\.yaml:1:1 \(document\): this YAML file is not a retry policy \(no kind: RetryPolicy, no apiVersion: retry-topology\/v1\).*\[error no-policy\]$/,
@@ -133,8 +135,8 @@ describe('what is not a policy, and what is named twice (item 2)', { timeout: SL
   it('a named file whose kind or apiVersion is ours is a policy with errors: every finding', async () => {
     const result = await cli('validate', tempPolicy('kind: RetryPolicy\nname: shop\n', 'broken.yaml'));
     expect(result.code).toBe(1);
-    expect(result.err).toContain('[error required]');
-    expect(result.err).toContain('unknown key "name"');
+    expect(result.out).toContain('[error required]');
+    expect(result.out).toContain('unknown key "name"');
     expect(result.err).not.toContain('no-policy');
   });
 });
@@ -243,7 +245,7 @@ describe('machine-readable output, version, stdin and globs (item 15)', { timeou
   it('- reads a policy from standard input', async () => {
     const result = await cliWithStdin(BILLING.replace('initial: 1s', 'initial: fast'), 'validate', '-');
     expect(result.code).toBe(1);
-    expect(result.err).toMatch(/^✖ <stdin>:17:14 spec\.backoff\.initial: /m);
+    expect(result.out).toMatch(/^✖ <stdin>:17:14 spec\.backoff\.initial: /m);
     const plan = await cliWithStdin(BILLING, 'plan', '-', '--format', 'json', '--target', 'kafka');
     expect(JSON.parse(plan.out).policy).toBe('billing.order-placed');
   });
@@ -255,7 +257,7 @@ describe('machine-readable output, version, stdin and globs (item 15)', { timeou
     expect(result.out).toContain('3 policies in 2 files valid');
     const none = await cli('validate', `${root}/**/*.json`);
     expect(none.code).toBe(1);
-    expect(none.err).toContain('the pattern matches no file [error no-policy-files]');
+    expect(none.out).toContain('the pattern matches no file [error no-policy-files]');
   });
 
   it('the built bin reads standard input and prints its version', () => {

@@ -60,7 +60,7 @@ describe('an acknowledged warning (item 8)', { timeout: SLOW_MS }, () => {
     expect((await cli('validate', '--strict', 'policies/billing.yaml')).code).toBe(1);
     const result = await cli('validate', '--strict', tempPolicy(acknowledged));
     expect(result.code).toBe(0);
-    expect(result.err).toMatch(/ℹ .*spec\.jitter: .*; acknowledged: ".*reviewed in #412" \[note no-jitter\]/);
+    expect(result.out).toMatch(/ℹ .*spec\.jitter: .*; acknowledged: ".*reviewed in #412" \[note no-jitter\]/);
     expect(result.out).toContain('(0 errors, 0 warnings, 1 note)');
   });
 

@@ -24,8 +24,34 @@ describe('retry-topology validate', () => {
   it('accepts the example policies with exit 0 and prints the warnings', async () => {
     const result = await cli('validate', 'policies');
     expect(result.code).toBe(0);
-    expect(result.err).toContain('[warning no-jitter]');
+    expect(result.out).toContain('[warning no-jitter]');
   });
+
+  it.each([
+    [
+      'valid, with a warning',
+      'policies/billing.yaml',
+      0,
+      /^✔ 1 policy in 1 file valid \(0 errors, 1 warning\)$/,
+    ],
+    ['with an error', 'BROKEN', 1, /^✖ 0 policies in 1 file: 1 error, 0 warnings$/],
+  ])(
+    'prints the findings and then the summary on stdout, nothing on stderr (%s), so grep sees them',
+    async (_name, input, code, last) => {
+      const file = input === 'BROKEN' ? tempPolicy(BILLING.replace('initial: 1s', 'initial: fast')) : input;
+      const result = await cli('validate', file);
+      expect(result.code).toBe(code);
+      expect(result.err).toBe('');
+      const lines = result.out.split('\n');
+      expect(lines.at(-1)).toMatch(last);
+      expect(
+        lines
+          .slice(0, -1)
+          .every((line) => /^[✖⚠ℹ] .*:\d+:\d+ .*\[(error|warning|note) [a-z-]+\]$/.test(line)),
+      ).toBe(true);
+      expect(lines.some((line) => line.includes('[warning no-jitter]'))).toBe(true);
+    },
+  );
 
   it('fails on warnings with --strict', async () => {
     expect((await cli('validate', '--strict', 'policies/billing.yaml')).code).toBe(1);
@@ -49,7 +75,7 @@ describe('retry-topology validate', () => {
     const file = tempPolicy(text);
     const result = await cli('validate', file);
     expect(result.code).toBe(1);
-    expect(result.err).toMatch(
+    expect(result.out).toMatch(
       new RegExp(
         `${file.replace(/[.]/g, '\\.')}:\\d+:\\d+ ${path.replace('.', '\\.')}: .*\\[error ${code}\\]`,
       ),
@@ -59,8 +85,8 @@ describe('retry-topology validate', () => {
   it('reports a missing file without a stack trace', async () => {
     const result = await cli('validate', 'nope.yaml');
     expect(result.code).toBe(1);
-    expect(result.err).toContain('nope.yaml');
-    expect(result.err).not.toMatch(/\n\s+at /);
+    expect(result.out).toContain('nope.yaml');
+    expect(result.out).not.toMatch(/\n\s+at /);
   });
 });
 
