@@ -9,6 +9,14 @@
  * every copy carries (`retry-original-offset`). A record may have more than one copy in the logs
  * for a moment (a copy acknowledged, the commit past the old one not made yet): the newest copy
  * is the record, the older ones are left behind.
+ *
+ * After a crash or a move to another member, older copies can lie unread below the commits for
+ * longer: the new owner may run a record's newest copy before it reads an older one (they are in
+ * different partitions). So a record the scan found is not forgotten when it leaves the chain:
+ * its newest copy's time stays, and an older copy read later is left behind instead of run a
+ * second time. Only scanned records are kept so, until the next assignment (at most the chain's
+ * backlog when it was assigned); a record copied by this owner has its older copy committed
+ * behind it, or remembered in done-ahead.ts when that commit failed.
  */
 
 /** Where a record of the chain waits: its newest copy. */
@@ -20,6 +28,8 @@ export interface Waiting {
   producedAt: number;
   /** When it is due (`retry-not-before`), when readable. */
   notBefore?: number;
+  /** Found by the scan after an assignment: older copies may lie unread below the commits. */
+  scanned?: boolean;
 }
 
 /** What to do with a record read from the chain's source partition or one of its retry partitions. */
@@ -33,6 +43,15 @@ export type Place =
 /** The records of one chain in its retry topics, by key. */
 export class KeyIndex {
   private readonly keys = new Map<string, Map<number, Waiting>>();
+  /** Scanned records that left the chain: key and sequence to their newest copy's time. */
+  private readonly finished = new Map<string, number>();
+
+  /** A new index that keeps only what this one knows of finished records (the chain read again). */
+  afresh(): KeyIndex {
+    const index = new KeyIndex();
+    for (const [where, at] of this.finished) index.finished.set(where, at);
+    return index;
+  }
 
   /**
    * A copy read or produced. A copy older than the one known for its record is left out: the
@@ -45,15 +64,26 @@ export class KeyIndex {
       this.keys.set(keyId, records);
     }
     const known = records.get(waiting.sequence);
-    if (!known || known.producedAt <= waiting.producedAt) records.set(waiting.sequence, waiting);
+    if (known && known.producedAt > waiting.producedAt) {
+      if (waiting.scanned) known.scanned = true;
+      return;
+    }
+    records.set(waiting.sequence, known?.scanned ? { ...waiting, scanned: true } : waiting);
   }
 
   /** The record left the chain (it succeeded, or its dead letter is acknowledged). */
   remove(keyId: string, sequence: number): void {
     const records = this.keys.get(keyId);
-    if (!records) return;
+    const known = records?.get(sequence);
+    if (!records || !known) return;
+    if (known.scanned) this.finished.set(finishedKey(keyId, sequence), known.producedAt);
     records.delete(sequence);
     if (records.size === 0) this.keys.delete(keyId);
+  }
+
+  /** For a scanned record that left the chain: its newest copy's time. */
+  finishedAt(keyId: string, sequence: number): number | undefined {
+    return this.finished.get(finishedKey(keyId, sequence));
   }
 
   get(keyId: string, sequence: number): Waiting | undefined {
@@ -100,6 +130,9 @@ export interface Placing {
 export function place(index: KeyIndex, record: Placing): Place {
   const { keyId, sequence } = record;
   if (keyId === undefined || sequence === undefined) return { kind: 'run' };
+  // A copy no newer than the one that finished the record (a newer one is a new record).
+  const finishedAt = index.finishedAt(keyId, sequence);
+  if (finishedAt !== undefined && finishedAt >= record.timestamp) return { kind: 'left-behind' };
   const known = index.get(keyId, sequence);
   if (known) {
     const isThisCopy =
@@ -117,4 +150,8 @@ export function place(index: KeyIndex, record: Placing): Place {
     topic: head.topic,
     notBefore: Math.max(record.now, head.notBefore ?? record.now),
   };
+}
+
+function finishedKey(keyId: string, sequence: number): string {
+  return `${keyId}\u0000${sequence}`;
 }

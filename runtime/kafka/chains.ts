@@ -123,7 +123,7 @@ export class Chains {
    */
   readAgain(chain: Chain): void {
     if (chain.state === 'split') return;
-    chain.keys = new KeyIndex();
+    chain.keys = chain.keys.afresh();
     chain.scans.clear();
     chain.state = 'planning';
     this.positions = undefined;
@@ -219,6 +219,7 @@ export class Chains {
       topic,
       producedAt: Number(message.timestamp),
       ...(Number.isSafeInteger(notBefore) ? { notBefore } : {}),
+      scanned: true,
     });
   }
 

@@ -357,6 +357,44 @@ describe('per-key order on the batched engine (fake kafkajs clients)', () => {
     expect(consumer.log).toEqual([`commit ${source}[0]@7`]);
   });
 
+  it('runs a record once when a crash left an older copy of it unread: its newest copy may run first', async () => {
+    // The last owner copied the record from level 1 to level 2 and died before its commit on
+    // level 1: both copies are above the commits. Level 2 is read first, the record succeeds,
+    // and its level 1 copy, read after, must not run (nor its source record, read again).
+    const admin = new ChainAdmin();
+    admin.logs.set(`${level1}[0]`, ['0', '1']);
+    admin.logs.set(`${level2}[0]`, ['0', '1']);
+    const { calls, handler } = recorder();
+    const { consumer, clock } = await setUp(handler, admin);
+    await consumer.joined(wholeChain(0));
+    const copyAt = (timestamp: string) => ({
+      timestamp,
+      headers: {
+        [KAFKA_HEADERS.originalTopic]: source,
+        [KAFKA_HEADERS.originalPartition]: '0',
+        [KAFKA_HEADERS.originalOffset]: '6',
+        [KAFKA_HEADERS.notBefore]: String(clock.now()),
+      },
+    });
+    const older = keyed('order-42', 'placed', copyAt('2000'));
+    const newest = keyed('order-42', 'placed', copyAt('3000'));
+    // The scan reads both partitions to their end.
+    await consumer.deliver(level1, 0, 0, [older]);
+    await consumer.deliver(level2, 0, 0, [newest]);
+    expect(calls).toEqual([]);
+    consumer.log.length = 0;
+    await consumer.deliver(level2, 0, 0, [newest]);
+    expect(calls).toEqual(['placed']);
+    await consumer.deliver(level1, 0, 0, [older]);
+    await consumer.deliver(source, 0, 6, [keyed('order-42', 'placed', { timestamp: '1000' })]);
+    expect(calls).toEqual(['placed']);
+    expect(consumer.commits()).toEqual([
+      `commit ${level2}[0]@1`,
+      `commit ${level1}[0]@1`,
+      `commit ${source}[0]@7`,
+    ]);
+  });
+
   it('starts a retry partition this group never committed on where the retry group left off', async () => {
     const admin = new ChainAdmin();
     admin.logs.set(`${level1}[0]`, ['-1', '9']);

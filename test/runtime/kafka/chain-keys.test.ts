@@ -70,6 +70,30 @@ describe('place: one key in order across the chain', () => {
     expect(place(index, copy(4, R2, 3_000))).toEqual({ kind: 'run' });
   });
 
+  it('a record the scan found that left the chain: an older copy read after it is left behind', () => {
+    const index = new KeyIndex();
+    // A crash left copies on R1 and R2 above the commits; the scan found both.
+    index.put('k', { sequence: 4, topic: R1, producedAt: 2_000, scanned: true });
+    index.put('k', { sequence: 4, topic: R2, producedAt: 3_000, scanned: true });
+    index.remove('k', 4);
+    expect(index.size).toBe(0);
+    expect(index.head('k')).toBeUndefined();
+    expect(place(index, copy(4, R1, 2_000))).toEqual({ kind: 'left-behind' });
+    expect(place(index, copy(4, R2, 3_000))).toEqual({ kind: 'left-behind' });
+    expect(place(index, source(4, 'k', 1_000))).toEqual({ kind: 'left-behind' });
+    // Newer than its last copy: a new record at that offset (a topic made again).
+    expect(place(index, source(4, 'k', 5_000))).toEqual({ kind: 'run' });
+    // A scanned record this owner copied on keeps that, and so does an index read again.
+    index.put('k', { sequence: 5, topic: R1, producedAt: 2_000, scanned: true });
+    index.put('k', { sequence: 5, topic: R2, producedAt: 4_000 });
+    index.remove('k', 5);
+    expect(place(index.afresh(), copy(5, R1, 2_000))).toEqual({ kind: 'left-behind' });
+    // A record only this owner copied is forgotten: its older copy is below a commit already.
+    index.put('k', { sequence: 7, topic: R1, producedAt: 2_000 });
+    index.remove('k', 7);
+    expect(place(index, copy(7, R1, 1_500))).toEqual({ kind: 'run' });
+  });
+
   it('a source record newer than the copy known for its offset is a new record (a topic made again)', () => {
     const index = new KeyIndex();
     index.put('k', { sequence: 4, topic: R1, producedAt: 2_000 });
