@@ -4,11 +4,15 @@
  * appends every success to WORKER_LOG (synchronously: a SIGKILL right after loses no line).
  * WORKER_CHAIN=1 runs per-key order on the batched engine, with one consumer for the whole chain
  * (run(kafka)). Started with `node --import tsx test/integration/kafka/worker.ts`; ends on SIGTERM.
+ *
+ * Besides, every group join or rebalance of the process's consumers and every `failed` event is
+ * appended as `{ event, pid }`: each is a way records get read again inside one process, so the
+ * test can tell a duplicate it explains from one nothing explains.
  */
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
-import { createKafkaRetry } from '../../../runtime/kafka';
-import { FAST, kit } from '../../support/kafka-kit';
+import { createKafkaRetry, type KafkaLike } from '../../../runtime/kafka';
+import { FAST, type Kit, kit } from '../../support/kafka-kit';
 import { startWired, wiringOptions } from './wiring';
 
 async function main() {
@@ -17,7 +21,8 @@ async function main() {
   const log = process.env.WORKER_LOG ?? '';
   const target = plan.targets.kafka;
   if (!target || !log) throw new Error('WORKER_PLAN with a kafka target and WORKER_LOG are needed');
-  const client = await kit();
+  const note = (line: object) => appendFileSync(log, `${JSON.stringify({ ...line, pid: process.pid })}\n`);
+  const client = watched(await kit(), note);
   const admin = client.admin();
   const producer = client.producer();
   await Promise.all([admin.connect(), producer.connect()]);
@@ -31,12 +36,15 @@ async function main() {
     fromBeginning: true,
     ...wiringOptions(settings, chain),
     meter: undefined,
+    onEvent: (event) => {
+      if (event.type === 'failed') note({ event: `failed ${event.error.code}`, topic: event.topic });
+    },
     handler: async (message, context) => {
       const value = String(message.value);
       if (context.attempt <= (failures[value] ?? 0)) {
         throw Object.assign(new Error('HTTP 503'), { name: 'HttpRequestError', status: 503 });
       }
-      appendFileSync(log, `${JSON.stringify({ value, attempt: context.attempt, pid: process.pid })}\n`);
+      note({ value, attempt: context.attempt });
     },
   });
   const consumers = await startWired(retry, client, target, settings, chain);
@@ -46,6 +54,31 @@ async function main() {
     await Promise.all([...consumers.map((c) => c.disconnect()), producer.disconnect(), admin.disconnect()]);
     process.exit(0);
   });
+}
+
+/**
+ * The kit, with the consumers run(kafka) makes watched: KafkaJS's GROUP_JOIN, or the Confluent
+ * client's rebalance callback (its `on` is not implemented), noted before the runtime's own.
+ */
+function watched(client: Kit, note: (line: object) => void): Kit {
+  const kafka: KafkaLike = {
+    consumer(config) {
+      const settings = config as { rebalance_cb?: (error: { code: number }, assignment: unknown) => unknown };
+      const own = settings.rebalance_cb;
+      if (own) {
+        settings.rebalance_cb = (error, assignment) => {
+          note({ event: `rebalance ${error.code}` });
+          return own(error, assignment);
+        };
+      }
+      const consumer = client.kafka.consumer(settings);
+      if (client.client === 'kafkajs' && consumer.on && consumer.events) {
+        consumer.on(consumer.events.GROUP_JOIN, () => note({ event: 'join' }));
+      }
+      return consumer;
+    },
+  };
+  return { ...client, kafka };
 }
 
 main().catch((error) => {
