@@ -83,15 +83,31 @@ describe('a broker restart while messages wait', () => {
     );
 
     restartBroker();
+    const restarted = Date.now();
 
+    // The wait queue returns its messages with at-least-once dead-lettering. When it starts
+    // before the main queue (it did here about one restart in four, with hundreds of queues to
+    // recover), the messages it sends meanwhile get no confirm, and its worker sends them again
+    // after dead_letter_worker_publisher_confirm_timeout: 180 s by default, which these brokers
+    // keep (docs/replication.md). Late, never lost: the bound is above that.
     await waitFor(
       () => (done.size === ids.length ? true : undefined),
-      60_000,
+      240_000,
       'all five processed after the restart',
-    ).catch((error) => {
-      console.log(`restart test: processed ${[...done.keys()].join(' ')}; events ${JSON.stringify(ended)}`);
+    ).catch(async (error) => {
+      const probe = await connect();
+      const queues: string[] = [];
+      for (const queue of [rabbit.mainQueue, waitQueue, rabbit.deadLetterQueue]) {
+        const { messageCount, consumerCount } = await probe.channel.checkQueue(queue);
+        queues.push(`${queue}: ${messageCount} messages, ${consumerCount} consumers`);
+      }
+      await probe.close();
+      console.log(
+        `restart test: processed ${[...done.keys()].join(' ')}; events ${JSON.stringify(ended)}; ${queues.join('; ')}`,
+      );
       throw error;
     });
+    console.log(`restart test: all five processed ${Date.now() - restarted} ms after the restart`);
     expect([...done.entries()].sort()).toEqual(ids.map((id) => [id, 2]));
-  }, 120_000);
+  }, 300_000);
 });
