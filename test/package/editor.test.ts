@@ -74,8 +74,19 @@ describe('yaml-language-server with the schema the README points at', () => {
 
   it.each([
     ['a number with no unit', 'initial: 1s', 'initial: 2000', /Incorrect type/],
-    ['an ISO 8601 duration', 'initial: 1s', 'initial: PT2S', /does not match the pattern/],
-    ['a zero wait where one is needed', 'deadline: 30m', 'deadline: 0s', /does not match the pattern/],
+    // The schema's patternErrorMessage, not the regular expression.
+    [
+      'an ISO 8601 duration',
+      'initial: 1s',
+      'initial: PT2S',
+      /^a duration above zero like "500ms", "2s" or "1m30s" \(units/,
+    ],
+    [
+      'a zero wait where one is needed',
+      'deadline: 30m',
+      'deadline: 0s',
+      /^a duration above zero like "500ms"/,
+    ],
     ['an unknown key', 'maxAttempts: 4', 'maxAttempt: 4', /not allowed/],
   ])('marks %s on its line', async (_name, from, to, message) => {
     // A file of its own per case: the language service caches a document by its URI and version.
