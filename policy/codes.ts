@@ -40,6 +40,7 @@ export const ISSUE_CODES = {
   'no-transient-rules': 'warning',
   'ordering-not-kept': 'error',
   // Broker targets.
+  'no-targets': 'warning',
   'broker-version-unsupported': 'error',
   'mode-needs-newer-broker': 'error',
   'delayed-retry-linear': 'warning',

@@ -117,4 +117,16 @@ const serviceBus: Rule = ({ policy }) => {
   ];
 };
 
-export const brokerRules: Rule[] = [rabbitmq, rabbitmqSettings, kafka, serviceBus];
+/** A policy with no target provisions nothing and gives the runtime nothing to run. */
+const someTarget: Rule = ({ policy }) =>
+  Object.values(policy.targets).some((target) => target !== undefined)
+    ? []
+    : [
+        issue(
+          'no-targets',
+          ['spec', 'targets'],
+          'no broker target: nothing is provisioned and no consumer can run this policy; add rabbitmq, kafka or serviceBus',
+        ),
+      ];
+
+export const brokerRules: Rule[] = [someTarget, rabbitmq, rabbitmqSettings, kafka, serviceBus];

@@ -103,6 +103,7 @@ const CASES: Case[] = [
     path: ['spec', 'immediate'],
   },
   { code: 'no-jitter', document: changed(['spec', 'jitter'], 'none'), path: ['spec', 'jitter'] },
+  { code: 'no-targets', document: changed(['spec', 'targets'], {}), path: ['spec', 'targets'] },
   {
     code: 'jitter-not-applied',
     document: withChanges([
