@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 // needs the local brokers that scripts/brokers.sh starts (npm test does that first), RabbitMQ 3.10
 // among them; `rabbitmq-4.0` and `rabbitmq-4.3` run the RabbitMQ integration suites on those
 // versions; `e2e` needs the brokers and the Pulumi engine (scripts/pulumi-e2e.sh runs it;
-// docs/pulumi-e2e.md).
+// docs/contributing/pulumi-e2e.md).
 export default defineConfig({
   test: {
     projects: [

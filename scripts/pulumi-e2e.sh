@@ -4,7 +4,7 @@
 # run (A, B, C) by the runtime on that topology, a second up with no changes, a delay change in place with messages
 # waiting, and `pulumi destroy`. The steps are the vitest project `e2e` (test/e2e/); this script
 # finds or builds the engine, gives the run a temp directory, and cleans up if the run dies.
-# See docs/pulumi-e2e.md.
+# See docs/contributing/pulumi-e2e.md.
 #
 # Usage: scripts/pulumi-e2e.sh [--build] [vitest args...]
 #   --build  build the engine with scripts/pulumi-engine.sh when none is ready, or rebuild the
@@ -97,7 +97,7 @@ cleanup() {
     run_pulumi "$dir" state unprotect --all --yes || log "pulumi state unprotect failed (the sweep follows)"
     run_pulumi "$dir" destroy --yes --skip-preview || log "pulumi destroy failed (the sweep follows)"
     if ! npx tsx test/e2e/sweep.ts "$(cat "$dir/prefix")" >&2; then
-      log "FAILED: could not clean the brokers; the run's state stays in $E2E_DIR (docs/pulumi-e2e.md)"
+      log "FAILED: could not clean the brokers; the run's state stays in $E2E_DIR (docs/contributing/pulumi-e2e.md)"
       failed=1
     fi
     [[ $rc -ne 0 ]] || rc=1

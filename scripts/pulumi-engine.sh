@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the Pulumi engine that retry-topology's `pulumi up` needs, from Go modules only
 # (this project's machines reach package registries, not download sites). The Go sources are in
-# engine/ (one module per binary, see docs/pulumi-engine.md); this script stages them, builds
-# and caches:
+# engine/ (one module per binary, see docs/contributing/pulumi-engine.md); this script stages
+# them, builds and caches:
 #
 #   pulumi                    the CLI, github.com/pulumi/pulumi/pkg/v3          engine/cli
 #   pulumi-language-nodejs    a Node.js language host of our own, on sdk/v3    engine/language-nodejs

@@ -156,8 +156,9 @@ for name in kafka-on-confluent cluster-rabbitmq cluster-kafka; do
   await_task "$name" suite "$run_dir/$name.json"
 done
 
-# The real Pulumi engine on the local brokers (docs/pulumi-e2e.md). Under CI=1 it builds the engine
-# once (cached in ~/.cache/retry-topology) and fails if it cannot; otherwise it skips with one line.
+# The real Pulumi engine on the local brokers (docs/contributing/pulumi-e2e.md). Under CI=1 it
+# builds the engine once (cached in ~/.cache/retry-topology) and fails if it cannot; otherwise it
+# skips with one line.
 if [[ -n ${task_pid["pulumi engine build"]:-} ]]; then SOFT=1 await_task "pulumi engine build" build; fi
 # shellcheck disable=SC2046 # the reporter arguments hold no spaces
 REPORT=$run_dir/e2e.json step e2e suite bash scripts/pulumi-e2e.sh $(reporters e2e)

@@ -197,7 +197,9 @@ async function populate(
  */
 export function finishWorkspace(workspace: Workspace, clean: boolean): void {
   if (!clean) {
-    console.error(`the stack's state stays in ${workspace.dir} (docs/pulumi-e2e.md: cleaning up by hand)`);
+    console.error(
+      `the stack's state stays in ${workspace.dir} (docs/contributing/pulumi-e2e.md: cleaning up by hand)`,
+    );
     return;
   }
   writeFileSync(join(workspace.dir, 'destroyed'), '');

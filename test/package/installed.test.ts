@@ -44,6 +44,8 @@ describe('the tarball', () => {
     );
     expect(unexpected).toEqual([]);
     expect(files.filter((file) => file.endsWith('.ts') && !file.endsWith('.d.ts'))).toEqual([]);
+    // How the project is built and tested is for contributors, in the repository only.
+    expect(files.filter((file) => file.startsWith('package/docs/contributing/'))).toEqual([]);
   });
 
   it('says what it is and where it comes from', () => {
