@@ -8,8 +8,9 @@ import { API_VERSION, type PolicyInput } from './input';
 import { type Issue, issue, type SourceText } from './issues';
 import { locate } from './locate';
 import { normalizePolicy } from './normalize';
+import { RefusedPart, readParts } from './parts';
 import { checkRules } from './rules';
-import { PolicySchema } from './schema';
+import { type PolicyDocument, PolicySchema } from './schema';
 import { schemaIssues } from './schema-issues';
 import type { Policy } from './types';
 import { yamlLibrary } from './yaml-library';
@@ -50,12 +51,27 @@ export const MAX_FILE_BYTES = 4 * 1024 * 1024;
 /** Past this many YAML errors in one file the rest say nothing new. */
 const MAX_YAML_ERRORS = 10;
 
-/** Schema and rule checks for one document, as data; the object API and the loader share it. */
+/**
+ * Schema and rule checks for one document, as data; the object API and the loader share it.
+ * A document the schema refuses gets no policy, but every rule that can run on the parts it
+ * accepts still runs (parts.ts): a missing brokerVersion does not hide a retry window longer
+ * than the deadline.
+ */
 export function checkDocument(input: unknown, written?: SourceText): { policy?: Policy; issues: Issue[] } {
   const parsed = PolicySchema.safeParse(input, { reportInput: true });
-  if (!parsed.success) return { issues: schemaIssues(parsed.error.issues, PolicySchema, input, written) };
-  const policy = normalizePolicy(parsed.data);
-  return { policy, issues: checkRules(policy) };
+  if (parsed.success) {
+    const policy = normalizePolicy(parsed.data);
+    return { policy, issues: checkRules(policy) };
+  }
+  const refused = schemaIssues(parsed.error.issues, PolicySchema, input, written);
+  let parts: PolicyDocument;
+  try {
+    parts = readParts(PolicySchema, input) as PolicyDocument;
+  } catch (error) {
+    if (error instanceof RefusedPart) return { issues: refused };
+    throw error;
+  }
+  return { issues: [...refused, ...checkRules(normalizePolicy(parts, true), true)] };
 }
 
 /**

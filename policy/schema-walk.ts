@@ -89,6 +89,18 @@ export function keysOf(node: ZodType | undefined, input: unknown): string[] {
   return shape ? Object.keys(shape) : [];
 }
 
+/** The fields of an object node (through optional, default and nullable); undefined for any other node. */
+export function objectShape(node: ZodType): Record<string, ZodType> | undefined {
+  const bare = unwrap(node as AnyNode);
+  return bare._zod.def.type === 'object' ? (bare._zod.def.shape as Record<string, ZodType>) : undefined;
+}
+
+/** The item node of an array node (through optional, default and nullable). */
+export function arrayItem(node: ZodType): ZodType | undefined {
+  const bare = unwrap(node as AnyNode);
+  return bare._zod.def.type === 'array' ? (bare._zod.def.element as ZodType) : undefined;
+}
+
 export function isIntegerNode(node: ZodType | undefined): boolean {
   if (!node) return false;
   const bare = unwrap(node as AnyNode) as AnyNode & { isInt?: boolean; format?: string | null };

@@ -45,6 +45,13 @@ const positiveDuration = (description?: string) =>
     .meta({ ...durationMeta(description), pattern: POSITIVE_DURATION_PATTERN })
     .register(DURATIONS, { positive: true });
 
+/**
+ * Lists whose items stand alone: when one item is refused, the rules still read the others (a
+ * broken acknowledgement does not turn every acknowledged warning back on). Other lists are one
+ * value: one wait, one inner layer missing would change what the rest mean.
+ */
+export const SEPARATE_ITEMS = z.registry<Record<string, never>>();
+
 /** Names that end up in broker entity names; broker limits are checked on the derived names. */
 const entityName = () => z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/);
 const policyName = z
@@ -416,7 +423,8 @@ export const PolicySchema = z
             description:
               'Warnings reviewed and accepted for this policy. Each becomes a note carrying its reason, so ' +
               '`validate --strict` passes; an acknowledgement whose warning no longer fires is itself a warning.',
-          }),
+          })
+          .register(SEPARATE_ITEMS, {}),
         targets: z
           .strictObject({
             rabbitmq: rabbitmqTarget

@@ -7,10 +7,11 @@ import { packageVersion } from '../version';
 
 export const VALIDATE_USAGE = `retry-topology validate <file|dir|glob|->... [--strict] [--format text|json|github]
 
-  Checks policy files: schema, then every rule in docs/codes/, then what no single policy can
-  (a name used twice, a broker entity two policies would both own). A directory is searched with
-  its subdirectories for .yaml/.yml files; YAML files there that are not retry policies are
-  skipped with a note. A glob is expanded here; - reads standard input.
+  Checks policy files: schema, every rule in docs/codes/ (on a policy with schema errors, each
+  rule that can run on the rest), then what no single policy can (a name used twice, a broker
+  entity two policies would both own). A directory is searched with its subdirectories for
+  .yaml/.yml files; YAML files there that are not retry policies are skipped with a note. A glob
+  is expanded here; - reads standard input.
   --format text (default): each finding with its file:line:column, path and code.
   --format json: every finding with file, line, column, path, code and severity.
   --format github: workflow annotations, so findings show on the pull request's lines.

@@ -123,8 +123,8 @@ export function compareSides(old: Side, next: Side): Comparison {
   const oldKeys = new Set(old.issues.map(findingKey));
   const newKeys = new Set(next.issues.map(findingKey));
   const owner = (found: Issue) => found.policy ?? fileKey(found.file);
-  // A finding is resolved only where the new side was checked: a file that stops at an error
-  // hides the rest of its findings, it does not fix them.
+  // A finding is resolved only where the new side was checked: a policy with schema errors got
+  // only the rules that could run on the rest, and an unread file none; that fixes nothing.
   const unchecked = (found: Issue) =>
     found.policy ? unread.has(found.policy) : brokenAfter.has(fileKey(found.file));
   const gone = old.issues.filter((found) => !newKeys.has(findingKey(found)));

@@ -6,9 +6,15 @@ import type { Policy } from '../types';
  * 4.4, a 409 that really is transient): `spec.acknowledge` names the code and the reason. That
  * warning becomes a note carrying the reason, shown wherever the finding is (validate, plan,
  * diff), so `--strict` can pass without hiding what was accepted. An acknowledgement whose
- * warning no longer fires is a warning itself, so a stale one does not outlive its reason.
+ * warning no longer fires is a warning itself, so a stale one does not outlive its reason
+ * (unless `reportUnused` is false: on a policy with refused parts, the rule it is for may not
+ * have run).
  */
-export function applyAcknowledgements(policy: Policy, findings: readonly Issue[]): Issue[] {
+export function applyAcknowledgements(
+  policy: Policy,
+  findings: readonly Issue[],
+  reportUnused = true,
+): Issue[] {
   const used = new Set<number>();
   const out = findings.map((found) => {
     if (found.severity !== 'warning') return found;
@@ -19,7 +25,7 @@ export function applyAcknowledgements(policy: Policy, findings: readonly Issue[]
     return { ...found, severity: 'note' as const, acknowledged: acknowledged.reason };
   });
   policy.acknowledge.forEach((each, index) => {
-    if (used.has(index)) return;
+    if (used.has(index) || !reportUnused) return;
     const twice = policy.acknowledge.findIndex((other) => other.code === each.code) !== index;
     // A warning code that fired as an error (acks-below-all on a policy marked for production):
     // it does fire, and an acknowledgement accepts warnings only.

@@ -16,15 +16,39 @@ export interface RuleContext {
 
 export type Rule = (context: RuleContext) => Issue[];
 
-export function ruleContext(policy: Policy): RuleContext {
-  const delays = policyDelays(policy);
-  const inMemory = inMemoryRange(policy);
+/** Worst-case time from the first delivery to the dead letter, handler time excluded. */
+function windowMax(policy: Policy, delays: number[], inMemory: RangeMs): number {
   const sum = (values: number[]) => values.reduce((total, value) => total + value, 0);
   // Jitter only shortens a wait, but the broker's linear delayed retry can lengthen one
   // ([10s, 1s, 1s] waits 10 s three times): the window is the longest any target applies.
   const linear = policy.targets.rabbitmq?.mode === 'quorum-delayed-retry' ? sum(linearDelays(delays)) : 0;
-  const waits = Math.max(sum(delays), linear);
-  return { policy, delays, inMemory, windowMaxMs: waits + policy.maxAttempts * inMemory.max };
+  return Math.max(sum(delays), linear) + policy.maxAttempts * inMemory.max;
+}
+
+/**
+ * The derived numbers are computed when a rule first asks for them: on a policy with parts the
+ * schema refused (parts.ts), a number that needs one of them throws, and only the rules that use
+ * it are skipped.
+ */
+export function ruleContext(policy: Policy): RuleContext {
+  let delays: number[] | undefined;
+  let inMemory: RangeMs | undefined;
+  let windowMaxMs: number | undefined;
+  return {
+    policy,
+    get delays() {
+      delays ??= policyDelays(policy);
+      return delays;
+    },
+    get inMemory() {
+      inMemory ??= inMemoryRange(policy);
+      return inMemory;
+    },
+    get windowMaxMs() {
+      windowMaxMs ??= windowMax(policy, this.delays, this.inMemory);
+      return windowMaxMs;
+    },
+  };
 }
 
 /**

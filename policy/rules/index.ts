@@ -1,8 +1,9 @@
 import type { Issue } from '../issues';
+import { RefusedPart } from '../parts';
 import type { Policy } from '../types';
 import { applyAcknowledgements } from './acknowledge';
 import { brokerRules } from './brokers';
-import { ruleContext } from './context';
+import { type Rule, type RuleContext, ruleContext } from './context';
 import { handlerRules } from './handler';
 import { nameRules } from './names';
 import { replicationRules } from './replication';
@@ -10,12 +11,40 @@ import { timingRules } from './timing';
 
 const ALL_RULES = [...timingRules, ...handlerRules, ...brokerRules, ...replicationRules, ...nameRules];
 
-/** Every semantic rule over a policy that already passed the schema. Reports all findings at once. */
-export function checkRules(policy: Policy): Issue[] {
+/**
+ * A rule's findings, or none when it read a part of the policy the schema refused: what it would
+ * say depends on a value nobody has written yet. Any other exception is a bug and is thrown.
+ */
+function run(rule: Rule, context: RuleContext): Issue[] {
+  try {
+    return rule(context);
+  } catch (error) {
+    if (error instanceof RefusedPart) return [];
+    throw error;
+  }
+}
+
+/** A field of a policy with refused parts, or undefined when it is one of them. */
+function readable<T>(read: () => T): T | undefined {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RefusedPart) return undefined;
+    throw error;
+  }
+}
+
+/**
+ * Every semantic rule over a policy. Reports all findings at once. `partial`: the policy has
+ * parts the schema refused (parts.ts); each rule that can run on the rest still runs.
+ */
+export function checkRules(policy: Policy, partial = false): Issue[] {
   const context = ruleContext(policy);
-  const findings = applyAcknowledgements(
-    policy,
-    ALL_RULES.flatMap((rule) => rule(context)),
-  );
-  return findings.map((found) => ({ ...found, policy: policy.name }));
+  const raw = ALL_RULES.flatMap((rule) => run(rule, context));
+  // With parts refused, a skipped rule may be the one an acknowledgement is for: say nothing
+  // about unused acknowledgements until the policy is whole. A refused list acknowledges nothing.
+  const findings =
+    readable(() => policy.acknowledge) === undefined ? raw : applyAcknowledgements(policy, raw, !partial);
+  const name = readable(() => policy.name);
+  return findings.map((found) => (name === undefined ? found : { ...found, policy: name }));
 }

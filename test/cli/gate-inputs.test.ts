@@ -216,6 +216,39 @@ describe('machine-readable output, version, stdin and globs (item 15)', { timeou
     }
   });
 
+  it('validate --format json: a policy with schema errors lists its rule findings too, in the same shape', async () => {
+    const file = tempPolicy(
+      BILLING.replace('      brokerVersion: "3.10.8"\n', '').replace('deadline: 30m', 'deadline: 5s'),
+    );
+    const result = await cli('validate', file, '--format', 'json');
+    expect(result.code).toBe(1);
+    const report = JSON.parse(result.out);
+    expect(Object.keys(report)).toEqual(['tool', 'version', 'ok', 'summary', 'policies', 'findings']);
+    // The policy is not in `policies`: it has no plan. Its findings are all there.
+    expect(report).toMatchObject({ ok: false, summary: { files: 1, policies: 0, errors: 2 }, policies: [] });
+    expect(report.findings).toContainEqual(
+      expect.objectContaining({
+        file,
+        path: ['spec', 'targets', 'rabbitmq', 'brokerVersion'],
+        code: 'required',
+        policy: null,
+      }),
+    );
+    expect(report.findings).toContainEqual({
+      file,
+      line: 28,
+      column: 13,
+      path: ['spec', 'deadline'],
+      pathText: 'spec.deadline',
+      code: 'retry-window-exceeds-deadline',
+      severity: 'error',
+      message: 'the retry window (up to 7s) is longer than the deadline 5s',
+      policy: 'billing.order-placed',
+      acknowledged: null,
+      docs: 'docs/codes/retry-window-exceeds-deadline.md',
+    });
+  });
+
   it('validate --format github: one workflow annotation per finding, on its line', async () => {
     const file = tempPolicy(BILLING.replace('initial: 1s', 'initial: fast'));
     const result = await cli('validate', file, 'policies/billing.yaml', '--format', 'github');
