@@ -65,8 +65,9 @@ const classification: Rule = ({ policy }) => {
   return out;
 };
 
-const ordering: Rule = ({ policy, delays }) => {
-  if (policy.ordering !== 'per-key' || delays.length === 0) return [];
+const ordering: Rule = ({ policy }) => {
+  // Nothing overtakes a message that is never retried later (maxAttempts 1).
+  if (policy.ordering !== 'per-key' || policy.maxAttempts === 1) return [];
   const out: Issue[] = [];
   const { rabbitmq, kafka, serviceBus } = policy.targets;
   if (kafka && kafka.ordering === 'none') {

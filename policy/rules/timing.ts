@@ -122,9 +122,12 @@ const inMemory: Rule = ({ policy, inMemory }) => {
   return out;
 };
 
-const jitter: Rule = ({ policy, delays }) => {
+const jitter: Rule = (context) => {
+  const { policy } = context;
   const out: Issue[] = [];
-  if (delays.length === 0) return out;
+  // No delayed retry, nothing to spread. Asked of maxAttempts rather than of the delays, so a
+  // broken backoff does not hide no-jitter.
+  if (policy.maxAttempts === 1) return out;
   if (policy.jitter === 'none') {
     out.push(
       issue(
@@ -145,6 +148,7 @@ const jitter: Rule = ({ policy, delays }) => {
     );
   }
   if (rabbit?.mode === 'quorum-delayed-retry') {
+    const { delays } = context;
     const linear = linearDelays(delays);
     if (linear.some((delay, index) => delay !== delays[index])) {
       out.push(

@@ -144,12 +144,13 @@ describe('retry-topology diff', () => {
   });
 
   it('names the file that broke, on either side, and an errored new side resolves nothing', async () => {
-    const broken = tempPolicy(BILLING.replace('initial: 1s', 'initial: fast'), 'billing.yaml');
+    const broken = tempPolicy(BILLING.replace('jitter: none', 'jitter: nope'), 'billing.yaml');
     const result = await cli('diff', 'policies/billing.yaml', broken);
     expect(result.code).toBe(1);
     expect(result.out).toContain(`After: (no plan: errors) in \`${broken}\``);
-    expect(result.out).toMatch(/New:\n\n- ✖ `billing.yaml`: `.*\[error invalid-duration\]`/);
-    // The new file was never checked past its error: the old warning is not gone, only unseen.
+    expect(result.out).toMatch(/New:\n\n- ✖ `billing.yaml`: `.*\[error invalid-value\]`/);
+    // The new file's jitter is refused, so no-jitter was not checked there: the old warning is
+    // not gone, only unseen.
     expect(result.out).not.toContain('Resolved:');
     expect(result.out).not.toContain('no-jitter');
     expect(result.out).toContain(
@@ -159,7 +160,7 @@ describe('retry-topology diff', () => {
     const back = await cli('diff', broken, 'policies/billing.yaml');
     expect(back.code).toBe(0);
     expect(back.out).toContain(`Before: (no plan: errors) in \`${broken}\``);
-    expect(back.out).toMatch(/Resolved:\n\n- ✖ `billing.yaml`: `.*\[error invalid-duration\]`/);
+    expect(back.out).toMatch(/Resolved:\n\n- ✖ `billing.yaml`: `.*\[error invalid-value\]`/);
   });
 
   it('reports added and removed policies between directories', async () => {

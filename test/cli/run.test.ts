@@ -34,7 +34,8 @@ describe('retry-topology validate', () => {
       0,
       /^✔ 1 policy in 1 file valid \(0 errors, 1 warning\)$/,
     ],
-    ['with an error', 'BROKEN', 1, /^✖ 0 policies in 1 file: 1 error, 0 warnings$/],
+    // The rules still run beside the schema error: the broken backoff does not hide no-jitter.
+    ['with an error', 'BROKEN', 1, /^✖ 0 policies in 1 file: 1 error, 1 warning$/],
   ])(
     'prints the findings and then the summary on stdout, nothing on stderr (%s), so grep sees them',
     async (_name, input, code, last) => {
@@ -49,7 +50,7 @@ describe('retry-topology validate', () => {
           .slice(0, -1)
           .every((line) => /^[✖⚠ℹ] .*:\d+:\d+ .*\[(error|warning|note) [a-z-]+\]$/.test(line)),
       ).toBe(true);
-      expect(lines.length).toBeGreaterThan(1);
+      expect(lines.some((line) => line.includes('[warning no-jitter]'))).toBe(true);
     },
   );
 

@@ -74,6 +74,18 @@ describe('rule findings beside schema findings', () => {
     // replication check of the same target reads only the replica counts, and still runs.
     set(doc, [...RABBIT, 'brokerVersion'], undefined, true);
     expect(codes(checkDocument(doc).issues)).toEqual([...found, 'required'].sort());
+    // A backoff the schema refuses: nothing that needs the waits can be said, the rest can.
+    const noWaits = withChanges([
+      [['spec', 'deadline'], '5s'],
+      [['spec', 'backoff', 'initial'], 'soon'],
+      [[...T, 'serviceBus', 'lockDuration'], '10m'],
+      [['spec', 'jitter'], 'none'],
+    ]);
+    expect(codes(checkDocument(noWaits).issues)).toEqual([
+      'invalid-duration',
+      'lock-duration-over-max',
+      'no-jitter',
+    ]);
   });
 
   it('a field left out beside an unknown key is not read as its default: it may be the misspelt one', () => {
