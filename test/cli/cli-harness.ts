@@ -14,6 +14,19 @@ export async function cli(...argv: string[]) {
 
 export const BILLING = readFileSync('policies/billing.yaml', 'utf8');
 
+/**
+ * The billing example before review: without its acknowledgement, its fixed waits are a
+ * no-jitter warning, so `validate --strict` fails on it.
+ */
+export const BILLING_UNREVIEWED = unreviewed(BILLING);
+
+/** A policy text without its trailing `acknowledge:` list (the billing example's). */
+export function unreviewed(text: string): string {
+  const without = text.replace(/\n {2}# Reviewed warnings.*\n {2}acknowledge:\n(?: {4}.*\n)+$/, '\n');
+  if (without === text) throw new Error('the policy text has no trailing acknowledge: list');
+  return without;
+}
+
 /** Writes policy text to a fresh temp directory and returns the file's path. */
 export function tempPolicy(text: string, name = 'policy.yaml'): string {
   const dir = mkdtempSync(join(tmpdir(), 'rt-cli-'));

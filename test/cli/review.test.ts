@@ -2,7 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { BILLING, cli, tempPolicy } from './cli-harness';
+import { BILLING, BILLING_UNREVIEWED, cli, tempPolicy } from './cli-harness';
 import { liveMarkdown } from './inert';
 
 /** Each test runs the CLI several times; a loaded 2-core machine can take seconds for each. */
@@ -51,13 +51,14 @@ describe('Service Bus dead letters in plan and render (item 6)', { timeout: SLOW
 
 describe('an acknowledged warning (item 8)', { timeout: SLOW_MS }, () => {
   const REASON = 'fixed waits are what the partner rate limiter expects; reviewed in #412';
-  const acknowledged = BILLING.replace(
+  const unreviewed = tempPolicy(BILLING_UNREVIEWED);
+  const acknowledged = BILLING_UNREVIEWED.replace(
     '  jitter: none',
     `  jitter: none\n  acknowledge:\n    - code: no-jitter\n      reason: "${REASON}"`,
   );
 
   it('lets validate --strict pass, and says what was acknowledged', async () => {
-    expect((await cli('validate', '--strict', 'policies/billing.yaml')).code).toBe(1);
+    expect((await cli('validate', '--strict', unreviewed)).code).toBe(1);
     const result = await cli('validate', '--strict', tempPolicy(acknowledged));
     expect(result.code).toBe(0);
     expect(result.out).toMatch(/ℹ .*spec\.jitter: .*; acknowledged: ".*reviewed in #412" \[note no-jitter\]/);
@@ -71,7 +72,7 @@ describe('an acknowledged warning (item 8)', { timeout: SLOW_MS }, () => {
   });
 
   it('shows in the diff as a resolved warning and a new note carrying the reason', async () => {
-    const result = await cli('diff', 'policies/billing.yaml', tempPolicy(acknowledged));
+    const result = await cli('diff', unreviewed, tempPolicy(acknowledged));
     expect(result.code).toBe(0);
     expect(result.out).toMatch(
       /New:\n\n- ℹ `billing.order-placed`: `.*acknowledged: ".*reviewed in #412" \[note no-jitter\]`/,
