@@ -35,9 +35,9 @@ function refuse(target: Record<string, unknown>, key: string, path: IssuePath): 
 /**
  * The input as the schema reads it, except that where it refuses a mapping, the mapping's fields
  * are read one by one, and a refused field throws when read; so does a field left out of a
- * mapping that has an unknown key. The schema checks no field against
- * another, so a field it accepts alone it accepts in the whole document. Throws RefusedPart when
- * nothing at `path` can be read.
+ * mapping that has an unknown key. The schema checks no field against another, so a field it
+ * accepts alone it accepts in the whole document. Throws RefusedPart when nothing at `path` can
+ * be read.
  */
 export function readParts(schema: ZodType, input: unknown, path: IssuePath = []): unknown {
   const whole = schema.safeParse(input);

@@ -3,7 +3,7 @@ import { RefusedPart } from '../parts';
 import type { Policy } from '../types';
 import { applyAcknowledgements } from './acknowledge';
 import { brokerRules } from './brokers';
-import { type Rule, type RuleContext, ruleContext } from './context';
+import { ruleContext } from './context';
 import { handlerRules } from './handler';
 import { nameRules } from './names';
 import { replicationRules } from './replication';
@@ -12,19 +12,10 @@ import { timingRules } from './timing';
 const ALL_RULES = [...timingRules, ...handlerRules, ...brokerRules, ...replicationRules, ...nameRules];
 
 /**
- * A rule's findings, or none when it read a part of the policy the schema refused: what it would
- * say depends on a value nobody has written yet. Any other exception is a bug and is thrown.
+ * What `read` returns, or undefined when it read a part of the policy the schema refused (a rule
+ * then has nothing to say: its answer depends on a value nobody has written yet). Any other
+ * exception is a bug and is thrown.
  */
-function run(rule: Rule, context: RuleContext): Issue[] {
-  try {
-    return rule(context);
-  } catch (error) {
-    if (error instanceof RefusedPart) return [];
-    throw error;
-  }
-}
-
-/** A field of a policy with refused parts, or undefined when it is one of them. */
 function readable<T>(read: () => T): T | undefined {
   try {
     return read();
@@ -40,7 +31,7 @@ function readable<T>(read: () => T): T | undefined {
  */
 export function checkRules(policy: Policy, partial = false): Issue[] {
   const context = ruleContext(policy);
-  const raw = ALL_RULES.flatMap((rule) => run(rule, context));
+  const raw = ALL_RULES.flatMap((rule) => readable(() => rule(context)) ?? []);
   // With parts refused, a skipped rule may be the one an acknowledgement is for: say nothing
   // about unused acknowledgements until the policy is whole. A refused list acknowledges nothing.
   const findings =
