@@ -5,14 +5,16 @@
  * run ends the way the first one did. Every handler call and its outcome is appended to
  * WORKER_LOG (synchronously, O_APPEND: the file's line order is the order the calls happened in,
  * across processes, and a SIGKILL loses no line), and so are the errors the runtime recovered
- * from. WORKER_CHAIN=1 runs the runtime with run(kafka) (per-key order needs it: one consumer,
- * made by the runtime, for the whole chain); else runMain and runRetry. Started with
+ * from and every group join or rebalance of its consumers. WORKER_CHAIN=1 runs the runtime with
+ * run(kafka) (per-key order needs it: one consumer, made by the runtime, for the whole chain);
+ * else runMain and runRetry. Started with
  * `node --import tsx test/integration/kafka/chaos-worker.ts`; SIGTERM stops it gracefully.
  */
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
 import { type ConsumerLike, createKafkaRetry } from '../../../runtime/kafka';
 import { FAST, kit } from '../../support/kafka-kit';
+import { watched } from './watched';
 import { startWired, wiringOptions } from './wiring';
 
 class InvalidCurrencyError extends Error {
@@ -29,7 +31,8 @@ async function main() {
   const write = (line: Record<string, unknown>) =>
     appendFileSync(log, `${JSON.stringify({ ...line, pid: process.pid })}\n`);
 
-  const client = await kit();
+  // Every group join or rebalance, as `{ ev: 'event' }`: the test reads duplicates against them.
+  const client = watched(await kit(), ({ event }) => write({ ev: 'event', what: event }));
   const admin = client.admin();
   const producer = client.producer();
   await Promise.all([admin.connect(), producer.connect()]);

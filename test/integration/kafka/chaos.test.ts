@@ -74,12 +74,12 @@ function random(seed: number): () => number {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Line {
-  ev: 'call' | 'ok' | 'fail' | 'runtime-failed' | 'parked' | 'story' | 'read' | 'commit';
+  ev: 'call' | 'ok' | 'fail' | 'runtime-failed' | 'parked' | 'story' | 'read' | 'commit' | 'event';
   /** On read and commit lines: the source partition, offset and commit metadata. */
   p?: number;
   o?: string;
   m?: string;
-  /** On story lines: what the test did to a process. */
+  /** On story lines: what the test did to a process; on event lines: the group join or rebalance. */
   what?: string;
   v?: string;
   a?: number;
@@ -198,9 +198,11 @@ describe.each([
       const all = live();
       return all[Math.floor(rand() * all.length)];
     };
+    const killed = new Set<number>();
     const kill = async () => {
       const victim = pick();
       if (!victim) return;
+      if (victim.pid) killed.add(victim.pid);
       victim.kill('SIGKILL');
       await exited(victim);
       tell(`kill ${victim.pid}`);
@@ -386,7 +388,42 @@ describe.each([
       ].join('\n'),
     );
     expect(overtaken).toEqual([]);
-    // Duplicates are what the kills left unfinished, not the run again.
-    expect(duplicateSuccesses + duplicateDeadLetters).toBeLessThan(RECORDS / 4);
+    // Duplicates only as at-least-once allows. A handler call made again, at the same attempt, is
+    // explained when the process that made it before
+    // - was killed (what it had not committed is read again by the next owner), or
+    // - joined its group again, was rebalanced or reported a failed step after it (its partitions
+    //   may have moved, or it reads its uncommitted part again),
+    // or when the call is one more copy of something that itself ran more than once: the attempt
+    // before it ran at least as often (each run sends its own copy to the next level), or an
+    // earlier owner made the same call (the copies it made and did not commit are read again).
+    // A graceful stop commits what it finished, so a duplicate after a stop alone is not
+    // explained. How many duplicates there are depends on where each kill lands in a batch, so
+    // the count is printed above, not bounded.
+    const unexplained: string[] = [];
+    const callers = new Map<string, Array<{ pid: number; at: number }>>();
+    all.forEach((line, at) => {
+      if (line.ev !== 'call' || !line.v || line.a === undefined) return;
+      const call = `${line.v}#${line.a}`;
+      const earlier = callers.get(call) ?? [];
+      callers.set(call, [...earlier, { pid: line.pid, at }]);
+      const before = earlier.at(-1);
+      if (!before) return;
+      if ((callers.get(`${line.v}#${line.a - 1}`)?.length ?? 0) > earlier.length) return;
+      if (earlier.some((other) => other.pid !== line.pid) && before.pid === line.pid) return;
+      if (killed.has(before.pid)) return;
+      const movedOn = all
+        .slice(before.at + 1, at)
+        .some((other) => other.pid === before.pid && (other.ev === 'event' || other.ev === 'runtime-failed'));
+      if (!movedOn)
+        unexplained.push(
+          `${call} by pid ${before.pid} (line ${before.at}), then by pid ${line.pid} (line ${at}), with no kill, join, rebalance or failure of ${before.pid} between`,
+        );
+    });
+    const events = all.flatMap((line, at) =>
+      line.ev === 'event' || line.ev === 'runtime-failed' || line.ev === 'story'
+        ? [`${at} ${line.pid} ${line.ev} ${line.what ?? line.code ?? ''}`]
+        : [],
+    );
+    expect(unexplained, `kills, stops, joins, rebalances and failures:\n${events.join('\n')}`).toEqual([]);
   }, 300_000);
 });

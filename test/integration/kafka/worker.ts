@@ -11,8 +11,9 @@
  */
 import { appendFileSync } from 'node:fs';
 import type { RetryPlan } from '../../../policy';
-import { createKafkaRetry, type KafkaLike } from '../../../runtime/kafka';
-import { FAST, type Kit, kit } from '../../support/kafka-kit';
+import { createKafkaRetry } from '../../../runtime/kafka';
+import { FAST, kit } from '../../support/kafka-kit';
+import { watched } from './watched';
 import { startWired, wiringOptions } from './wiring';
 
 async function main() {
@@ -54,31 +55,6 @@ async function main() {
     await Promise.all([...consumers.map((c) => c.disconnect()), producer.disconnect(), admin.disconnect()]);
     process.exit(0);
   });
-}
-
-/**
- * The kit, with the consumers run(kafka) makes watched: KafkaJS's GROUP_JOIN, or the Confluent
- * client's rebalance callback (its `on` is not implemented), noted before the runtime's own.
- */
-function watched(client: Kit, note: (line: object) => void): Kit {
-  const kafka: KafkaLike = {
-    consumer(config) {
-      const settings = config as { rebalance_cb?: (error: { code: number }, assignment: unknown) => unknown };
-      const own = settings.rebalance_cb;
-      if (own) {
-        settings.rebalance_cb = (error, assignment) => {
-          note({ event: `rebalance ${error.code}` });
-          return own(error, assignment);
-        };
-      }
-      const consumer = client.kafka.consumer(settings);
-      if (client.client === 'kafkajs' && consumer.on && consumer.events) {
-        consumer.on(consumer.events.GROUP_JOIN, () => note({ event: 'join' }));
-      }
-      return consumer;
-    },
-  };
-  return { ...client, kafka };
 }
 
 main().catch((error) => {
