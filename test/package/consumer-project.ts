@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -42,13 +42,21 @@ export function writeTsconfig(dir: string, name: string, options: object, files:
   return path;
 }
 
-/** The versions this repository tests with (its lockfile), so npm finds them in its cache. */
-export function lockedVersion(name: string): string {
-  const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8')) as {
-    packages: Record<string, { version?: string }>;
-  };
-  const version = lock.packages[`node_modules/${name}`]?.version;
-  if (!version) throw new Error(`${name} is not in package-lock.json`);
+/**
+ * The version of `name` this repository tests with: the one in its node_modules (the lockfile's,
+ * or a floor that scripts/peer-floors.sh installed over it), so npm finds it in its cache.
+ * Undefined when it is not installed.
+ */
+export function installedVersion(name: string): string | undefined {
+  const manifest = join(ROOT, 'node_modules', name, 'package.json');
+  if (!existsSync(manifest)) return undefined;
+  return (JSON.parse(readFileSync(manifest, 'utf8')) as { version: string }).version;
+}
+
+/** installedVersion, for a package the tests cannot do without. */
+export function requiredVersion(name: string): string {
+  const version = installedVersion(name);
+  if (!version) throw new Error(`${name} is not installed in ${join(ROOT, 'node_modules')}`);
   return version;
 }
 
@@ -61,8 +69,8 @@ export function createConsumerProject(tarball: string, packages: string[]): stri
         name: 'user-project',
         main: 'index.ts',
         devDependencies: {
-          '@types/node': lockedVersion('@types/node'),
-          typescript: lockedVersion('typescript'),
+          '@types/node': requiredVersion('@types/node'),
+          typescript: requiredVersion('typescript'),
         },
       },
       null,
