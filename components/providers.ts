@@ -22,12 +22,12 @@ interface ProviderModules {
 /** The module each target loads, and the npm package (with the range this package supports) to install. */
 export const PROVIDER_PACKAGES: Readonly<Record<TargetName, { module: string; npm: string; range: string }>> =
   {
-    rabbitmq: { module: '@pulumi/rabbitmq', npm: '@pulumi/rabbitmq', range: '^3.3.8' },
-    kafka: { module: '@pulumi/kafka', npm: '@pulumi/kafka', range: '^3.13.2' },
+    rabbitmq: { module: '@pulumi/rabbitmq', npm: '@pulumi/rabbitmq', range: '^3.2.0' },
+    kafka: { module: '@pulumi/kafka', npm: '@pulumi/kafka', range: '^3.8.0' },
     serviceBus: {
       module: '@pulumi/azure-native/servicebus',
       npm: '@pulumi/azure-native',
-      range: '^3.28.0',
+      range: '^2.21.1 || ^3.0.0',
     },
   };
 
