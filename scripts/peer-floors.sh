@@ -21,6 +21,7 @@
 #   package's declarations and the docs' snippets compiled in a user's project with the floors
 #   installed (compile), its entry points loaded there (installed), and a project per Pulumi
 #   provider building its components (one-provider).
+# shellcheck disable=SC2016 # the ${...} in the node -e programs are JavaScript's, not the shell's
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 root=$PWD
