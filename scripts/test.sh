@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The whole test run, as `npm test` and CI run it, cheapest step first, stopping at the first red
-# one: build, lint, type-check and the unit suite, while the local brokers start (installed on first
-# use) and the slow builds run beside them; then every suite against the real brokers, the
+# one: build, lint, type-check and the unit suite (then at the peers' floors and on Node 22 and
+# 24), while the local brokers start (installed on first use) and the slow builds run beside them; then every suite against the real brokers, the
 # clusters' fault tests, the package as users get it, and `pulumi up` for real. The last lines of
 # the output list every step with its result and wall time, the first failing test with its
 # assertion message, and the step that failed (scripts/ci-summary.mjs).
@@ -116,6 +116,11 @@ export RETRY_TOPOLOGY_DIST_BUILT=1 # the unit suite's set-up need not compile di
 step lint check npm run --silent lint
 step typecheck check npm run --silent typecheck
 suite unit --project unit
+# The package at the oldest version of each peer its ranges allow (the devDependencies are the
+# newest), and the unit suite and the CLI on the other supported Node majors (22 and 24; every
+# other step runs on the machine's Node 20).
+step "peer floors" check bash scripts/peer-floors.sh
+step "node 22 and 24" check bash scripts/node-versions.sh
 
 await_task "local brokers and chromium" broker
 # The Kafka suite also runs on @confluentinc/kafka-javascript, a native build (minutes, cached in
