@@ -22,6 +22,7 @@ interface Job {
 }
 interface Workflow {
   on: Record<string, unknown>;
+  env?: Record<string, string>;
   permissions: Record<string, string>;
   jobs: Record<string, Job>;
 }
@@ -30,7 +31,9 @@ const text = (name: string) => readFileSync(`examples/ci/${name}`, 'utf8');
 const load = (name: string) => parse(text(name)) as Workflow;
 const steps = (workflow: Workflow) => Object.values(workflow.jobs).flatMap((job) => job.steps);
 
+/** Each `npx retry-topology …` line's words, with the workflow's variables put in. */
 function commands(workflow: Workflow): string[][] {
+  const policies = workflow.env?.POLICIES ?? '';
   return steps(workflow)
     .flatMap((step) => (step.run ?? '').split('\n'))
     .map((line) => /npx retry-topology (.*?)(?: >.*)?$/.exec(line.trim())?.[1])
@@ -38,6 +41,7 @@ function commands(workflow: Workflow): string[][] {
     .map((line) =>
       line
         .replace('$BASE_REF', 'main')
+        .replaceAll('$POLICIES', policies)
         .replace('git:origin/main:', 'git:HEAD:')
         .split(' ')
         .map((word) => word.replace(/^"|"$/g, '')),
@@ -155,6 +159,17 @@ describe.each(['retry-policy-review.yml', 'pulumi.yml'])(
       }
       // Forks: the review gates without a comment; the preview job says why it did not run.
       expect(text(name)).toContain('github.event.pull_request.head.repo.full_name');
+    });
+
+    it('names the policies once, in the POLICIES variable, and every command reads it', () => {
+      expect(workflow.env?.POLICIES).toBe('policies');
+      const runs = steps(workflow).flatMap((step) => (step.run ?? '').split('\n'));
+      const reading = runs.filter((line) => /npx retry-topology |git diff /.test(line));
+      expect(reading.length).toBeGreaterThan(0);
+      for (const line of reading) {
+        expect(line).toContain('"$POLICIES"');
+        expect(line.replaceAll('$POLICIES', '')).not.toMatch(/\bpolicies\b/);
+      }
     });
 
     it('can be a required check: no path filter leaves it pending', () => {
