@@ -27,6 +27,45 @@ interface Workflow {
   jobs: Record<string, Job>;
 }
 
+interface Comment {
+  id: number;
+  body: string;
+  user: { login: string; type: 'User' | 'Bot' };
+}
+
+/**
+ * Runs a workflow's github-script as the action does (an async function body given `github`,
+ * `context` and `require`), against a pull request holding `comments`, the artifact holding
+ * `file`. Returns what it wrote: an update names the comment, a create has none.
+ */
+async function postComment(
+  script: string,
+  file: string,
+  comments: Comment[],
+): Promise<Array<{ comment_id?: number; body: string }>> {
+  const calls: Array<{ comment_id?: number; body: string }> = [];
+  const listComments = () => undefined;
+  const github = {
+    paginate: async (method: unknown) => (method === listComments ? comments : []),
+    rest: {
+      issues: {
+        listComments,
+        updateComment: async ({ comment_id, body }: { comment_id: number; body: string }) =>
+          calls.push({ comment_id, body }),
+        createComment: async ({ body }: { body: string }) => calls.push({ body }),
+      },
+    },
+  };
+  const context = { repo: { owner: 'acme', repo: 'orders' }, payload: { pull_request: { number: 7 } } };
+  const fakeRequire = (name: string) => {
+    if (name !== 'node:fs') throw new Error(`the script requires ${name}`);
+    return { readFileSync: () => file };
+  };
+  const run = new Function('github', 'context', 'require', `return (async () => {\n${script}\n})();`);
+  await run(github, context, fakeRequire);
+  return calls;
+}
+
 const text = (name: string) => readFileSync(`examples/ci/${name}`, 'utf8');
 const load = (name: string) => parse(text(name)) as Workflow;
 const steps = (workflow: Workflow) => Object.values(workflow.jobs).flatMap((job) => job.steps);
@@ -47,6 +86,37 @@ function commands(workflow: Workflow): string[][] {
         .map((word) => word.replace(/^"|"$/g, '')),
     );
 }
+
+const script = (workflow: Workflow) =>
+  String(steps(workflow).find((step) => step.uses?.startsWith('actions/github-script'))?.with?.script);
+
+describe.each([
+  ['retry-policy-review.yml', `${COMMENT_MARKER}\n### retry-topology diff`],
+  ['pulumi.yml', '<!-- pulumi preview: acme/orders/prod -->\n### `pulumi preview`'],
+])('examples/ci/%s, posting its comment', (name, body) => {
+  const marker = body.split('\n')[0] ?? '';
+  const bot = { login: 'github-actions[bot]', type: 'Bot' } as const;
+  const person = { login: 'octocat', type: 'User' } as const;
+  const otherBot = { login: 'renovate[bot]', type: 'Bot' } as const;
+
+  it("updates its own earlier comment, found by the bot's name and the marker", async () => {
+    const comments = [
+      { id: 1, body: `${marker}\nquoted by a reviewer`, user: person },
+      { id: 2, body: `${marker}\nquoted by another bot`, user: otherBot },
+      { id: 3, body: 'an unrelated comment', user: bot },
+      { id: 4, body: `${marker}\nthe earlier run`, user: bot },
+    ];
+    expect(await postComment(script(load(name)), body, comments)).toEqual([{ comment_id: 4, body }]);
+  });
+
+  it('posts a new comment when only someone else wrote one with the marker', async () => {
+    const comments = [
+      { id: 1, body: `${marker}\npasted by a reviewer`, user: person },
+      { id: 2, body: `${marker}\npasted by another bot`, user: otherBot },
+    ];
+    expect(await postComment(script(load(name)), body, comments)).toEqual([{ body }]);
+  });
+});
 
 describe('examples/ci/retry-policy-review.yml', () => {
   const workflow = load('retry-policy-review.yml');
