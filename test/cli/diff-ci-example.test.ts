@@ -1,16 +1,18 @@
-import { mkdtempSync, readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { COMMENT_MARKER } from '../../cli/diff/markdown';
-import { cli } from './cli-harness';
+import { BILLING, cli } from './cli-harness';
 
 // The GitHub workflows in examples/ci cannot run here; the commands they call can. Each
 // `npx retry-topology …` line is run against this repository, the base branch standing in as HEAD.
 
 interface Step {
+  if?: string;
   run?: string;
+  'continue-on-error'?: boolean;
   uses?: string;
   with?: Record<string, unknown>;
   env?: Record<string, string>;
@@ -64,6 +66,12 @@ async function postComment(
   const run = new Function('github', 'context', 'require', `return (async () => {\n${script}\n})();`);
   await run(github, context, fakeRequire);
   return calls;
+}
+
+function dirWith(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rt-ci-'));
+  for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
+  return dir;
 }
 
 const text = (name: string) => readFileSync(`examples/ci/${name}`, 'utf8');
@@ -150,6 +158,22 @@ describe('examples/ci/retry-policy-review.yml', () => {
     const upload = steps(workflow).find((step) => step.uses?.startsWith('actions/upload-artifact'));
     // …and the comment, which the job that may write comments posts from the artifact.
     expect(String(upload?.with?.path).trim().split('\n')).toEqual(['retry-diff.md', 'retry-diff-full.md']);
+  });
+
+  it('fails on new errors only: validate annotates, the diff decides', async () => {
+    const review = workflow.jobs.review as Job;
+    const validate = review.steps.find((step) => step.run?.includes('retry-topology validate'));
+    expect(validate?.['continue-on-error']).toBe(true);
+    const gate = review.steps.at(-1);
+    expect(gate?.if).toContain("steps.diff.outputs.exit != '0'");
+    expect(gate?.run).toContain('exit 1');
+    // What the two commands do with an error the base branch already has, and with a new one.
+    const broken = BILLING.replace('messageTtl: 1h', 'messageTtl: 5s');
+    const base = dirWith({ 'billing.yaml': broken });
+    const head = dirWith({ 'billing.yaml': broken.replace('initial: 1s', 'initial: 2s') });
+    expect((await cli('validate', head)).code).toBe(1);
+    expect((await cli('diff', base, head)).code).toBe(0);
+    expect((await cli('diff', dirWith({ 'billing.yaml': BILLING }), head)).code).toBe(1);
   });
 
   it('finds its earlier comment by the marker the diff prints', () => {
