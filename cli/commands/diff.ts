@@ -6,7 +6,7 @@ import { DEFAULT_MAX_CHARS, diffMarkdown } from '../diff/markdown';
 import { loadSide, type Side } from '../diff/sources';
 import { EXIT, type Output, printIssues } from '../output';
 
-export const DIFF_USAGE = `retry-topology diff <old> <new> [--full-report <file>] [--max-chars N]
+export const DIFF_USAGE = `retry-topology diff <old> <new> [--full-report <file>] [--max-chars N] [--allow-missing-old]
 
   Compares two sets of policies and prints Markdown for a pull-request comment: policies added,
   removed or changed; each changed policy's attempt timeline before and after; maxAttempts,
@@ -18,12 +18,15 @@ export const DIFF_USAGE = `retry-topology diff <old> <new> [--full-report <file>
   table of every changed policy first, then folded details and findings as they fit, and one
   line counting what was left out. --full-report writes the whole diff, uncut, to a file.
   Exits 1 when <new> has errors that <old> did not, and when a side cannot be read (a missing
-  file or directory: not an empty side).`;
+  file or directory: not an empty side). Exits 2 when a git side's revision is unknown, or its
+  path is not there; --allow-missing-old makes a git <old> whose path is missing an empty side,
+  every policy new (the pull request that adds the first policies).`;
 
 export async function diffCommand(args: string[], output: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {
     'full-report': { type: 'string' },
     'max-chars': { type: 'string' },
+    'allow-missing-old': { type: 'boolean', default: false },
   });
   const maxChars =
     values['max-chars'] === undefined
@@ -35,7 +38,13 @@ export async function diffCommand(args: string[], output: Output): Promise<numbe
   const fullReport = values['full-report'];
   let sides: [Side, Side];
   try {
-    sides = [await loadSide(oldSpec, output), await loadSide(newSpec, output)];
+    sides = [
+      await loadSide(oldSpec, output, {
+        allowMissing: values['allow-missing-old'],
+        missingHint: 'if it is the base of the change that adds the first policies, pass --allow-missing-old',
+      }),
+      await loadSide(newSpec, output),
+    ];
   } catch (error) {
     if (error instanceof GitSourceError) {
       output.err(`✖ ${error.message}`);

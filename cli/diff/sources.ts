@@ -2,7 +2,7 @@ import { basename } from 'node:path';
 import { type Issue, type LoadedPolicy, loadPolicyFiles } from '../../policy';
 import { loadInputs } from '../load-inputs';
 import type { Output } from '../output';
-import { parseGitSource, readGitSource } from './git';
+import { GitSourceError, parseGitSource, readGitSource } from './git';
 
 /**
  * One side of a diff: a file, a directory, a glob, `-`, or `git:<rev>:<path>`. Every side goes
@@ -23,9 +23,26 @@ export function fileKey(file: string | undefined): string {
   return file ? basename(file.replace(/^git:[^:]+:/, '')) : '';
 }
 
-async function loadGit(spec: string, rev: string, path: string): Promise<Side> {
+export interface SideOptions {
+  /**
+   * A git side whose path is not at its revision is empty instead of an error: the base of the
+   * pull request that adds the first policies. Otherwise a typo in the path would be an empty side
+   * that makes every policy look new, and pass.
+   */
+  allowMissing?: boolean;
+  /** Said after the error for a missing path: what to do if it is meant. */
+  missingHint?: string;
+}
+
+async function loadGit(spec: string, rev: string, path: string, options: SideOptions): Promise<Side> {
   const files = await readGitSource(rev, path);
-  if (!files) return { spec, policies: [], issues: [], note: { kind: 'missing', path, rev } };
+  if (!files) {
+    if (!options.allowMissing)
+      throw new GitSourceError(
+        `${spec}: no file or directory ${path} at ${rev} (the path is from the repository root, or ./path from here)${options.missingHint ? `; ${options.missingHint}` : ''}`,
+      );
+    return { spec, policies: [], issues: [], note: { kind: 'missing', path, rev } };
+  }
   const loaded = await loadPolicyFiles(
     files.map((file) => ({ file: `git:${rev}:${file.path}`, content: file.content, found: file.found })),
   );
@@ -36,9 +53,9 @@ async function loadGit(spec: string, rev: string, path: string): Promise<Side> {
   };
 }
 
-export async function loadSide(spec: string, output: Output): Promise<Side> {
+export async function loadSide(spec: string, output: Output, options: SideOptions = {}): Promise<Side> {
   const git = parseGitSource(spec);
-  if (git) return loadGit(spec, git.rev, git.path);
+  if (git) return loadGit(spec, git.rev, git.path, options);
   const { policies, issues } = await loadInputs([spec], output);
   return { spec, policies, issues };
 }

@@ -2,32 +2,12 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { COMMENT_MARKER } from '../../cli/diff/markdown';
+import { type Job, load, steps, text, type Workflow } from './ci-workflow';
 import { BILLING, cli } from './cli-harness';
 
 // The GitHub workflows in examples/ci cannot run here; the commands they call can. Each
 // `npx retry-topology …` line is run against this repository, the base branch standing in as HEAD.
-
-interface Step {
-  if?: string;
-  run?: string;
-  'continue-on-error'?: boolean;
-  uses?: string;
-  with?: Record<string, unknown>;
-  env?: Record<string, string>;
-}
-interface Job {
-  if?: string;
-  permissions?: Record<string, string>;
-  steps: Step[];
-}
-interface Workflow {
-  on: Record<string, unknown>;
-  env?: Record<string, string>;
-  permissions: Record<string, string>;
-  jobs: Record<string, Job>;
-}
 
 interface Comment {
   id: number;
@@ -73,10 +53,6 @@ function dirWith(files: Record<string, string>): string {
   for (const [name, content] of Object.entries(files)) writeFileSync(join(dir, name), content);
   return dir;
 }
-
-const text = (name: string) => readFileSync(`examples/ci/${name}`, 'utf8');
-const load = (name: string) => parse(text(name)) as Workflow;
-const steps = (workflow: Workflow) => Object.values(workflow.jobs).flatMap((job) => job.steps);
 
 /** Each `npx retry-topology …` line's words, with the workflow's variables put in. */
 function commands(workflow: Workflow): string[][] {
@@ -144,6 +120,7 @@ describe('examples/ci/retry-policy-review.yml', () => {
       'diff',
       'git:HEAD:policies',
       'policies',
+      '--allow-missing-old',
       '--full-report',
       'retry-diff-full.md',
     ]);

@@ -54,11 +54,30 @@ describe('retry-topology diff with git sources', () => {
     }
   });
 
-  it('treats a path missing at the revision as empty: every policy is new', async () => {
-    const result = await cli('diff', 'git:HEAD:retry-policies', 'policies');
+  it('refuses a path missing at the revision, naming it: a typo is not an empty side', async () => {
+    const result = await cli('diff', 'git:HEAD:polices', 'policies');
+    expect(result.code).toBe(2);
+    expect(result.err).toBe(
+      '✖ git:HEAD:polices: no file or directory polices at HEAD (the path is from the repository root, or ./path from here); if it is the base of the change that adds the first policies, pass --allow-missing-old',
+    );
+    expect(result.out).toBe('');
+  });
+
+  it('treats a missing <old> path as empty with --allow-missing-old: every policy is new', async () => {
+    const result = await cli('diff', 'git:HEAD:retry-policies', 'policies', '--allow-missing-old');
     expect(result.code).toBe(0);
     expect(result.out).toContain('`retry-policies` does not exist at `HEAD`: every policy is new');
     expect(result.out).toContain('<summary><code>billing.order-placed</code> added');
+  });
+
+  it('refuses a missing <new> path, --allow-missing-old or not', async () => {
+    for (const flags of [[], ['--allow-missing-old']]) {
+      const result = await cli('diff', 'policies', 'git:HEAD:polices', ...flags);
+      expect(result.code).toBe(2);
+      expect(result.err).toContain('✖ git:HEAD:polices: no file or directory polices at HEAD');
+      expect(result.err).not.toContain('--allow-missing-old');
+      expect(result.out).toBe('');
+    }
   });
 
   it('names an unknown revision clearly, without a stack trace', async () => {
