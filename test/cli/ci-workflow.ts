@@ -7,6 +7,7 @@ export interface Step {
   if?: string;
   run?: string;
   'continue-on-error'?: boolean;
+  'working-directory'?: string;
   uses?: string;
   with?: Record<string, unknown>;
   env?: Record<string, string>;

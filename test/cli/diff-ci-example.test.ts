@@ -54,12 +54,15 @@ function dirWith(files: Record<string, string>): string {
   return dir;
 }
 
-/** Each `npx retry-topology …` line's words, with the workflow's variables put in. */
+/** The CLI, by npx or by the path npm installs it at; then its arguments, up to a redirection. */
+const RETRY_TOPOLOGY = /(?:^npx |\/node_modules\/\.bin\/)retry-topology"? (.*?)(?: >.*)?$/;
+
+/** Each `retry-topology …` line's words, with the workflow's variables put in. */
 function commands(workflow: Workflow): string[][] {
   const policies = workflow.env?.POLICIES ?? '';
   return steps(workflow)
     .flatMap((step) => (step.run ?? '').split('\n'))
-    .map((line) => /npx retry-topology (.*?)(?: >.*)?$/.exec(line.trim())?.[1])
+    .map((line) => RETRY_TOPOLOGY.exec(line.trim())?.[1])
     .filter((line): line is string => Boolean(line))
     .map((line) =>
       line
@@ -235,7 +238,7 @@ describe.each(['retry-policy-review.yml', 'pulumi.yml'])(
     it('names the policies once, in the POLICIES variable, and every command reads it', () => {
       expect(workflow.env?.POLICIES).toBe('policies');
       const runs = steps(workflow).flatMap((step) => (step.run ?? '').split('\n'));
-      const reading = runs.filter((line) => /npx retry-topology |git diff /.test(line));
+      const reading = runs.filter((line) => RETRY_TOPOLOGY.test(line.trim()) || /git diff /.test(line));
       expect(reading.length).toBeGreaterThan(0);
       for (const line of reading) {
         expect(line).toContain('"$POLICIES"');
@@ -255,10 +258,32 @@ describe.each(['retry-policy-review.yml', 'pulumi.yml'])(
   },
 );
 
-describe('examples/ci/pulumi.yml and the Pulumi program', () => {
-  it('passes no broker settings through the environment: the program reads only stack config', () => {
-    const settings = readFileSync('infra/settings.ts', 'utf8');
-    expect(settings).not.toMatch(/process\.env/);
+describe('examples/ci/pulumi.yml and the Pulumi program it runs', () => {
+  const workflow = load('pulumi.yml');
+  const program = workflow.env?.PULUMI_PROGRAM ?? '';
+  /** The expression that puts the variable into an action's input. */
+  const inProgram = ['$', '{{ env.PULUMI_PROGRAM }}'].join('');
+
+  it('runs examples/pulumi-program, copied to PULUMI_PROGRAM, and the CLI that program installs', () => {
+    expect(program).not.toBe('');
+    const all = steps(workflow);
+    expect(all.filter((step) => step.run === 'npm ci').map((step) => step['working-directory'])).toEqual([
+      inProgram,
+      inProgram,
+    ]);
+    const pulumi = all.filter((step) => step.uses?.startsWith('pulumi/actions'));
+    expect(pulumi.map((step) => step.with?.['work-dir'])).toEqual([inProgram, inProgram]);
+    for (const line of all
+      .flatMap((step) => (step.run ?? '').split('\n'))
+      .filter((each) => RETRY_TOPOLOGY.test(each.trim())))
+      expect(line.trim()).toMatch(/^"\$PULUMI_PROGRAM\/node_modules\/\.bin\/retry-topology" /);
+  });
+
+  it('passes no broker settings through the environment: the program reads them from stack config', () => {
+    const index = readFileSync('examples/pulumi-program/index.ts', 'utf8');
+    // Only where the policies are: the workflow's POLICIES, from the repository root.
+    const read = [...index.matchAll(/process\.env\.(\w+)/g)].map((match) => match[1]);
+    expect([...new Set(read)].sort()).toEqual(['GITHUB_WORKSPACE', 'POLICIES']);
     expect(text('pulumi.yml')).not.toMatch(/RABBITMQ_|KAFKA_/);
   });
 });
