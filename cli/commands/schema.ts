@@ -7,9 +7,13 @@ export const SCHEMA_USAGE = `retry-topology schema
 
   Prints the JSON Schema of a policy document (published as schema/retry-policy.schema.json).`;
 
-/** Where a released copy of the schema stays: jsDelivr serves every file of every npm version. */
+/**
+ * Where a released copy of the schema stays: the file at the release's git tag, as GitHub serves
+ * it. It is there once the tag is pushed, so it works for a version installed from git, before or
+ * without a release on npm.
+ */
 export function schemaUrl(version: string): string {
-  return `https://cdn.jsdelivr.net/npm/retry-topology@${version}/schema/retry-policy.schema.json`;
+  return `https://raw.githubusercontent.com/retry-topology/retry-topology/v${version}/schema/retry-policy.schema.json`;
 }
 
 export async function schemaCommand(args: string[], output: Output): Promise<number> {

@@ -54,8 +54,11 @@ function dirWith(files: Record<string, string>): string {
   return dir;
 }
 
-/** The CLI, by npx or by the path npm installs it at; then its arguments, up to a redirection. */
-const RETRY_TOPOLOGY = /(?:^npx |\/node_modules\/\.bin\/)retry-topology"? (.*?)(?: >.*)?$/;
+/**
+ * The CLI as installed, by `npx --no` (never a download) or by the path npm installs it at; then
+ * its arguments, up to a redirection.
+ */
+const RETRY_TOPOLOGY = /(?:^npx --no |\/node_modules\/\.bin\/)retry-topology"? (.*?)(?: >.*)?$/;
 
 /** Each `retry-topology …` line's words, with the workflow's variables put in. */
 function commands(workflow: Workflow): string[][] {

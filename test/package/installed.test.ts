@@ -112,7 +112,7 @@ describe('the installed package', () => {
 
     it('prints the schema that names its own published URL', () => {
       const schema = JSON.parse(run('schema').stdout) as { $id: string };
-      expect(schema.$id).toContain(`retry-topology@${manifest.version}/schema/retry-policy.schema.json`);
+      expect(schema.$id).toContain(`/v${manifest.version}/schema/retry-policy.schema.json`);
       expect(schema).toEqual(
         JSON.parse(readFileSync(join(installed, 'schema', 'retry-policy.schema.json'), 'utf8')),
       );

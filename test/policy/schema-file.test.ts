@@ -47,7 +47,8 @@ describe('the published JSON Schema', () => {
 
   it('names the URL where this version stays published, the one the README gives', () => {
     expect(published.$id).toBe(schemaUrl(version));
-    expect(readFileSync('README.md', 'utf8')).toContain(`$schema=${schemaUrl(version)}`);
+    for (const doc of ['README.md', 'examples/pulumi-program/README.md'])
+      expect(readFileSync(doc, 'utf8'), doc).toContain(`$schema=${schemaUrl(version)}`);
   });
 
   it('describes every property', () => {
