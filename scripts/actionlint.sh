@@ -36,7 +36,9 @@ fi
 if ! command -v shellcheck >/dev/null 2>&1; then
   export DEBIAN_FRONTEND=noninteractive
   # A fresh machine has no package lists yet; without them apt-get install finds nothing.
-  if ! { apt-get update -qq && apt-get install -y -qq --no-install-recommends shellcheck; } >/dev/null 2>&1; then
+  # The lock timeout: another step may be installing its own packages at the same moment.
+  if ! { apt-get -o DPkg::Lock::Timeout=600 update -qq &&
+    apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends shellcheck; } >/dev/null 2>&1; then
     log "error: shellcheck is not installed, and apt-get could not install it"
     exit 1
   fi

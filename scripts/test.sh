@@ -123,6 +123,9 @@ step "peer floors" check bash scripts/peer-floors.sh
 step "node 22 and 24" check bash scripts/node-versions.sh
 
 await_task "local brokers and chromium" broker
+# The GitHub Actions workflows users copy (examples/ci/): actionlint with shellcheck. After the
+# brokers' start, whose apt-get it would otherwise wait for on a fresh machine.
+step "workflow lint" check bash scripts/actionlint.sh
 # The Kafka suite also runs on @confluentinc/kafka-javascript, a native build (minutes, cached in
 # ~/.cache/retry-topology), and the fault tests need the three-node RabbitMQ and three-broker Kafka
 # clusters (scripts/brokers.sh cluster; about a minute to boot, they stay up like the brokers). Both
