@@ -1,5 +1,4 @@
-import type { PurgeReport } from './purge';
-import type { ReplayReport } from './replay';
+import type { PurgeReport, ReplayReport } from './reports';
 
 /**
  * What went wrong in a dead-letter command. Match on `code`, never on the message.

@@ -23,8 +23,9 @@ export {
   replayedHeaders,
 } from './metadata';
 export { PACER_MARGIN_MS, type PacedTurn, Pacer } from './pacer';
-export { checkPurgeOptions, type PurgeOptions, type PurgeReport } from './purge';
-export { checkReplayOptions, type ReplayOptions, type ReplayProgress, type ReplayReport } from './replay';
+export { checkPurgeOptions, type PurgeOptions } from './purge';
+export { checkReplayOptions, type ReplayOptions, type ReplayProgress } from './replay';
+export type { PurgeReport, ReplayReport } from './reports';
 export { AGE_GROUPS, type Counted, type DeadLetterSummary, type Extreme } from './summary';
 export { type DeadLetters, deadLetterCommands, SHOW_DEFAULT_LIMIT } from './tool';
 export { type DeadLetter, type DeadLetterLocation, type DeadLetterReasonGroup, REASON_GROUPS } from './types';

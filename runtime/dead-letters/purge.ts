@@ -4,8 +4,8 @@ import type { DeadLetterBroker } from './broker';
 import { DeadLetterError } from './errors';
 import { brokerFailure } from './failure';
 import { type DeadLetterFilter, Selection } from './filter';
+import type { PurgeReport } from './reports';
 import { browseSelection } from './select';
-import type { DeadLetterReasonGroup } from './types';
 
 export interface PurgeOptions {
   filter?: DeadLetterFilter;
@@ -21,19 +21,6 @@ export interface PurgeOptions {
   signal?: AbortSignal;
   onProgress?: (progress: { selected: number; purged: number }) => void;
   clock?: Clock;
-}
-
-export interface PurgeReport {
-  dryRun: boolean;
-  locations: string[];
-  total: number;
-  selected: number;
-  byReason: Record<DeadLetterReasonGroup, number>;
-  sample: string[];
-  purged: number;
-  notFound: number;
-  archive?: { path: string; messages: number };
-  stopped: boolean;
 }
 
 /**

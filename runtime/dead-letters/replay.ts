@@ -4,8 +4,8 @@ import { DeadLetterError } from './errors';
 import { brokerFailure } from './failure';
 import { type DeadLetterFilter, Selection } from './filter';
 import { type PacedTurn, Pacer } from './pacer';
+import type { ReplayReport } from './reports';
 import { browseSelection } from './select';
-import type { DeadLetterReasonGroup } from './types';
 
 export interface ReplayOptions {
   filter?: DeadLetterFilter;
@@ -26,27 +26,6 @@ export interface ReplayProgress {
   selected: number;
   replayed: number;
   startedAt: number;
-}
-
-export interface ReplayReport {
-  dryRun: boolean;
-  locations: string[];
-  destination: string;
-  /** Pending dead letters seen. */
-  total: number;
-  /** Those the filter selected (after --max). */
-  selected: number;
-  byReason: Record<DeadLetterReasonGroup, number>;
-  /** The first few selected ids, for a dry run to show. */
-  sample: string[];
-  replayed: number;
-  /** Selected, but gone by the time the replay reached them (another process took them). */
-  notFound: number;
-  /** Stopped by the signal before the end. */
-  stopped: boolean;
-  ratePerSecond: number;
-  keepAttempts: boolean;
-  elapsedMs: number;
 }
 
 const SAMPLE = 10;

@@ -2,8 +2,9 @@ import { type Clock, type Random, systemClock } from '../clock';
 import type { DeadLetterBroker } from './broker';
 import { brokerFailure } from './failure';
 import { type DeadLetterFilter, matches } from './filter';
-import { type PurgeOptions, type PurgeReport, purgeDeadLetters } from './purge';
-import { type ReplayOptions, type ReplayReport, replayDeadLetters } from './replay';
+import { type PurgeOptions, purgeDeadLetters } from './purge';
+import { type ReplayOptions, replayDeadLetters } from './replay';
+import type { PurgeReport, ReplayReport } from './reports';
 import { type DeadLetterSummary, SummaryBuilder } from './summary';
 import type { DeadLetter } from './types';
 
