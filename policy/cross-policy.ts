@@ -1,5 +1,5 @@
 import { type Issue, type IssuePath, issue } from './issues';
-import type { LoadedPolicy } from './load';
+import type { LoadedPolicy } from './loaded';
 import { entityNames, kafkaRetryPrefix, type NamedEntity, retryPrefixesOf } from './plan/names';
 import type { Position } from './position';
 import { clash } from './rules/names';

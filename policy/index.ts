@@ -18,13 +18,13 @@ export { policyJsonSchema } from './json-schema';
 export {
   checkDocument,
   definePolicy,
-  type LoadedPolicy,
   type LoadResult,
   loadPolicyFiles,
   loadPolicyText,
   MAX_FILE_BYTES,
   type PolicyFile,
 } from './load';
+export type { LoadedPolicy } from './loaded';
 export { parsePolicy } from './parse';
 export { derivePlan } from './plan/derive';
 export { kafkaReplication, QUORUM_REPLICAS_ARGUMENT, quorumReplication } from './plan/replication';

@@ -6,6 +6,7 @@ import { decodePolicyBytes } from './decode';
 import { readFast } from './fast-yaml';
 import { API_VERSION, type PolicyInput } from './input';
 import { type Issue, issue, type SourceText } from './issues';
+import type { LoadedPolicy } from './loaded';
 import { locate } from './locate';
 import { normalizePolicy } from './normalize';
 import { RefusedPart, readParts } from './parts';
@@ -15,13 +16,6 @@ import { schemaIssues } from './schema-issues';
 import type { Policy } from './types';
 import { yamlLibrary } from './yaml-library';
 import { unsupportedTags } from './yaml-tags';
-
-export interface LoadedPolicy {
-  policy: Policy;
-  file: string;
-  /** Line of the document's start in its file. */
-  line: number;
-}
 
 export interface LoadResult {
   /** Policies that passed the schema (they may still carry rule errors in `issues`). */
