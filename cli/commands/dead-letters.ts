@@ -8,7 +8,7 @@ import {
   requireDeadLetters,
 } from '../../runtime/dead-letters';
 import { type DeadLetterArgs, parseDeadLetterArgs } from '../dead-letters/args';
-import { CONNECTORS, type Connectors } from '../dead-letters/connect';
+import { type DeadLetterEnvironment, processEnvironment } from '../dead-letters/environment';
 import { purgeText, replayText } from '../dead-letters/format';
 import { loadPlan } from '../dead-letters/plan-input';
 import { safeText } from '../dead-letters/safe-text';
@@ -49,28 +49,6 @@ const EXIT_BY_CODE: Record<DeadLetterErrorCode, number> = {
   'archive-failed': DEAD_LETTER_EXIT.broker,
   'progress-full': DEAD_LETTER_EXIT.broker,
 };
-
-export interface DeadLetterEnvironment {
-  env: NodeJS.ProcessEnv;
-  connectors: Connectors;
-  now(): number;
-  /** A progress bar is drawn only on a terminal. */
-  terminal?: { write(text: string): void };
-  /** Ctrl-C and SIGTERM stop a replay or purge after what is in flight (a second one exits at once). */
-  handleSignals: boolean;
-}
-
-export function processEnvironment(): DeadLetterEnvironment {
-  return {
-    env: process.env,
-    connectors: CONNECTORS,
-    now: () => Date.now(),
-    ...(process.stderr.isTTY
-      ? { terminal: { write: (text: string) => void process.stderr.write(text) } }
-      : {}),
-    handleSignals: true,
-  };
-}
 
 function stopOnSignals(controller: AbortController): () => void {
   const onSignal = () => {

@@ -1,8 +1,8 @@
 import { type RetryPlan, safeJson } from '../../policy';
 import type { DeadLetters } from '../../runtime/dead-letters';
-import type { DeadLetterEnvironment } from '../commands/dead-letters';
 import { EXIT, type Output } from '../output';
 import type { DeadLetterArgs } from './args';
+import type { DeadLetterEnvironment } from './environment';
 import { letterJson, listMarkdown, listText, purgeText, replayText, showText } from './format';
 import { progressBar } from './progress';
 
