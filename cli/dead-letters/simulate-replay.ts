@@ -1,4 +1,5 @@
 import { formatDuration, type RetryPlan, safeJson } from '../../policy';
+import { mulberry32 } from '../../policy/random';
 import { type Clock, decide, TransientError } from '../../runtime';
 import { Pacer } from '../../runtime/dead-letters';
 import type { TargetKey } from '../format/describe-plan';
@@ -6,7 +7,6 @@ import { textTable } from '../format/table';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
 import { chooseOne, targetOption } from '../select';
-import { mulberry32 } from '../simulate/prng';
 import { parseRate } from '../simulate/rate';
 import { rateStats } from '../simulate/stats';
 

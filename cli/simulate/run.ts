@@ -1,7 +1,7 @@
 import type { RetryPlan } from '../../policy';
+import { mulberry32 } from '../../policy/random';
 import type { TargetKey } from '../format/describe-plan';
 import { simulate } from './model';
-import { mulberry32 } from './prng';
 import { scenarios } from './scenarios';
 import { bucketWidth, type RateStats, rateStats } from './stats';
 

@@ -3,8 +3,8 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
 import amqplib from 'amqplib';
-import { mulberry32 } from '../../cli/simulate/prng';
 import { derivePlan, parsePolicy, type RetryPlan } from '../../policy';
+import { mulberry32 } from '../../policy/random';
 import { declareTopology, deleteTopology, managementApi } from '../../runtime/rabbitmq';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../../cli/simulate/prng';
+import { mulberry32 } from '../../../policy/random';
 import { type Claim, type DeadLetterError, deadLetterCommands } from '../../../runtime/dead-letters';
 import { mostInOneSecond } from '../../integration/dead-letters/mix';
 import { FakeClock } from '../../support/fake-clock';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../../cli/simulate/prng';
+import { mulberry32 } from '../../../policy/random';
 import { PACER_MARGIN_MS, Pacer } from '../../../runtime/dead-letters';
 import { fasterThan, mostInOneSecond } from '../../integration/dead-letters/mix';
 import { FakeClock } from '../../support/fake-clock';

@@ -1,7 +1,7 @@
 import { KafkaJSDeleteGroupsError, KafkaJSProtocolError } from 'kafkajs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { mulberry32 } from '../../../cli/simulate/prng';
 import type { KafkaPlan } from '../../../policy';
+import { mulberry32 } from '../../../policy/random';
 import { deadLetterHeaders } from '../../../runtime';
 import type { DeadLetterError } from '../../../runtime/dead-letters';
 import { kafkaDeadLetters } from '../../../runtime/kafka';

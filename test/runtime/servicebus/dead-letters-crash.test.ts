@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { mulberry32 } from '../../../cli/simulate/prng';
+import { mulberry32 } from '../../../policy/random';
 import { missingAndExtra, mixIds, tally } from '../../integration/dead-letters/mix';
 import { deadLetterMix, drive, subscriptionBus } from './dead-letter-mix';
 
