@@ -1,5 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { mulberry32 } from '../../policy/random';
 
 /**
  * Policy files for the validate benchmark: varied the way a company's policies would be, from a
@@ -12,18 +13,6 @@ import { join } from 'node:path';
  * YAML is written (block or flow collections, quoted or plain strings, comments, a folded
  * description, an anchor and its alias, several policies in one file, `.yml` beside `.yaml`).
  */
-
-/** A small deterministic generator (mulberry32): the same files on every run and machine. */
-function random(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Pick = <T>(choices: readonly T[]) => T;
 
@@ -66,7 +55,7 @@ function acknowledge(jitter: string, rabbitVersion: string | undefined, index: n
 }
 
 function picker(seed: number): Pick {
-  const next = random(seed);
+  const next = mulberry32(seed);
   return <T>(choices: readonly T[]) => choices[Math.floor(next() * choices.length)] as T;
 }
 

@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { Kafka, logLevel } from 'kafkajs';
 import type { KafkaPlan, RetryPlan } from '../../policy';
+import { mulberry32 } from '../../policy/random';
 import { createKafkaRetry, declareKafkaTopology, type KafkaRetryEvent } from '../../runtime/kafka';
 import { BROKERS, type ConsumerSettings, KIT_NAME, kit } from '../../test/support/kafka-kit';
 import { benchPlan as policyPlan } from '../plan';
@@ -46,19 +47,8 @@ const FAILING_SHARE = 0.22;
 
 type Mode = 'ordering off' | 'per-key';
 
-/** A small seeded generator (mulberry32): the same failures in every run and mode. */
-function seeded(seed: number) {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
-
-const next = seeded(42);
+// Seeded, so every run and mode meets the same failures.
+const next = mulberry32(42);
 /** How many times record i fails before it succeeds. */
 const FAILURES = Array.from({ length: RECORDS }, () =>
   next() < FAILING_SHARE ? 1 + Math.floor(next() * 3) : 0,
