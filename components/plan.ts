@@ -1,8 +1,10 @@
 import { PLAN_VERSION, type RetryPlan } from '../policy';
+import { TARGETS, type TargetName } from '../policy/plan/targets';
 import { TopologyError } from './errors';
 
-export type TargetName = keyof RetryPlan['targets'];
-export const TARGET_NAMES: readonly TargetName[] = ['rabbitmq', 'kafka', 'serviceBus'];
+export type { TargetName };
+/** Every target, in the order rabbitmq, kafka, serviceBus. */
+export const TARGET_NAMES: readonly TargetName[] = TARGETS;
 
 /**
  * The plan exactly as `retry-topology plan --format json` prints it (sorted keys, two-space

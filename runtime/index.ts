@@ -2,6 +2,7 @@
  * The runtime: handler logic that matches a plan exactly. Zero dependencies of its own; broker
  * clients (amqplib, kafkajs, @azure/service-bus) and @opentelemetry/api are optional peers.
  */
+export type { TargetName } from '../policy/plan/targets';
 export { type AttemptReading, MAX_ATTEMPT_VALUE, readAttempt } from './attempt';
 export { drawWait, honourRetryAfter } from './backoff';
 export { AttemptTimeoutError, type CallRetryOptions, callWithRetry } from './call-retry';
@@ -32,5 +33,5 @@ export { type DeadLetterReason, type Decision, type DecisionInput, decide, type 
 export { PermanentError, RetryTopologyError, type RuntimeErrorCode, TransientError } from './errors';
 export { createMetrics, type MeterLike, noMetrics, type RetryMetrics } from './metrics';
 export { parseRetryAfter, retryAfterOf } from './retry-after';
-export { type TargetName, targetRules } from './rules';
+export { targetRules } from './rules';
 export { type FinalDecision, type HandlerRun, runHandler } from './run-handler';

@@ -1,8 +1,7 @@
+import type { TargetName } from '../policy/plan/targets';
 import type { RetryPlan } from '../policy/plan/types';
 import type { TargetRules } from './decide';
 import { RetryTopologyError } from './errors';
-
-export type TargetName = keyof RetryPlan['targets'];
 
 /** One target's delivery rules from a plan, with the policy's classification. */
 export function targetRules<T extends TargetName>(

@@ -1,12 +1,11 @@
 import type { IssuePath } from '../issues';
 import type { KafkaTarget, Policy, RabbitTarget, ServiceBusTarget } from '../types';
+import type { TargetName } from './targets';
 
 /**
  * Entity names come from the policy name, the role and the level ordinal. They never contain a
  * delay, so changing a delay renames (and recreates) nothing.
  */
-
-export type TargetName = 'rabbitmq' | 'kafka' | 'serviceBus';
 
 export const NAME_LIMITS = {
   // AMQP 0-9-1 names and routing keys are shortstr: at most 255 bytes of UTF-8.

@@ -1,5 +1,5 @@
+import type { TargetName } from '../../policy/plan/targets';
 import type { RetryPlan } from '../../policy/plan/types';
-import type { TargetName } from '../rules';
 import { DeadLetterError } from './errors';
 import type { DeadLetterLocation } from './types';
 
@@ -99,12 +99,6 @@ export function deadLetterLocations(plan: RetryPlan, only?: TargetName): DeadLet
   return out;
 }
 
-const TARGET_WORDS: Record<TargetName, string> = {
-  rabbitmq: 'rabbitmq',
-  kafka: 'kafka',
-  serviceBus: 'serviceBus',
-};
-
 /**
  * Where the target keeps its dead letters; throws `no-target` when the plan has no such target and
  * `no-dead-letters` when it names none (a hand-edited or truncated plan), before any connection.
@@ -114,14 +108,14 @@ export function requireDeadLetters(plan: RetryPlan, target: TargetName): DeadLet
     const has = Object.keys(plan.targets ?? {}).join(', ') || 'none';
     throw new DeadLetterError(
       'no-target',
-      `the plan for "${plan.policy}" has no ${TARGET_WORDS[target]} target (it has: ${has})`,
+      `the plan for "${plan.policy}" has no ${target} target (it has: ${has})`,
     );
   }
   const found = deadLetterLocations(plan, target);
   if (found.length === 0)
     throw new DeadLetterError(
       'no-dead-letters',
-      `the plan for "${plan.policy}" names no dead-letter ${target === 'kafka' ? 'topic' : 'queue'} for ${TARGET_WORDS[target]}`,
+      `the plan for "${plan.policy}" names no dead-letter ${target === 'kafka' ? 'topic' : 'queue'} for ${target}`,
     );
   return found;
 }

@@ -1,4 +1,4 @@
-import type { TargetName } from '../rules';
+import type { TargetName } from '../../policy/plan/targets';
 
 /**
  * How a message came to be a dead letter. `permanent` and `exhausted` are the runtime's own
