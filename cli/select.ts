@@ -1,7 +1,8 @@
 import { derivePlan, hasErrors, type LoadedPolicy, type RetryPlan } from '../policy';
-import { TARGETS, type TargetKey } from './format/describe-plan';
+import { TARGETS, type TargetName } from '../policy/plan/targets';
 import type { Loaded } from './load-inputs';
 import { EXIT, type Output, printIssues } from './output';
+import { TARGET_CHOICES, TARGET_SPELLINGS } from './targets';
 
 /**
  * plan, render and simulate work on policies without errors. This picks them, and says on stderr
@@ -9,19 +10,12 @@ import { EXIT, type Output, printIssues } from './output';
  * (exit 1), or --policy / --target name something the policies do not have (exit 2).
  */
 
-export const TARGET_NAMES: Record<string, TargetKey> = {
-  rabbitmq: 'rabbitmq',
-  kafka: 'kafka',
-  servicebus: 'serviceBus',
-  serviceBus: 'serviceBus',
-};
-
 /** The target a --target value names; undefined (and a message) for an unknown one. */
-export function targetOption(value: string | undefined, output: Output): TargetKey | undefined | number {
+export function targetOption(value: string | undefined, output: Output): TargetName | undefined | number {
   if (value === undefined) return undefined;
-  const target = TARGET_NAMES[value];
+  const target = TARGET_SPELLINGS[value];
   if (target) return target;
-  output.err(`✖ unknown target ${JSON.stringify(value)}: use rabbitmq, kafka or servicebus`);
+  output.err(`✖ unknown target ${JSON.stringify(value)}: use ${TARGET_CHOICES}`);
   return EXIT.usage;
 }
 
@@ -56,18 +50,18 @@ export function selectPolicies(
 }
 
 /** The targets a plan has, in the order rabbitmq, kafka, serviceBus. */
-export function targetsOf(plan: RetryPlan): TargetKey[] {
+export function targetsOf(plan: RetryPlan): TargetName[] {
   return TARGETS.filter((key) => plan.targets[key]);
 }
 
-export function noTarget(plan: RetryPlan, target: TargetKey | undefined): string {
+export function noTarget(plan: RetryPlan, target: TargetName | undefined): string {
   const available = targetsOf(plan);
   return `✖ policy ${JSON.stringify(plan.policy)} has no ${target ?? 'broker'} target${available.length ? ` (it has: ${available.join(', ')})` : ''}`;
 }
 
 export interface Chosen {
   plan: RetryPlan;
-  target: TargetKey;
+  target: TargetName;
 }
 
 /**
@@ -77,7 +71,7 @@ export interface Chosen {
 export function chooseOne(
   loaded: Loaded,
   inputs: string,
-  options: { policy?: string | undefined; target?: TargetKey | undefined },
+  options: { policy?: string | undefined; target?: TargetName | undefined },
   output: Output,
 ): Chosen | number {
   const policies = selectPolicies(loaded, inputs, options.policy, output);

@@ -1,6 +1,6 @@
 import { derivePlan, type RetryPlan, safeJson } from '../../policy';
+import type { TargetName } from '../../policy/plan/targets';
 import { oneOf, parseCommandArgs, positionalCount } from '../args';
-import type { TargetKey } from '../format/describe-plan';
 import { planMarkdown, planText } from '../format/plan-text';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
@@ -16,7 +16,7 @@ export const PLAN_USAGE = `retry-topology plan <file|dir|glob|-> [--target rabbi
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 
-function only(plan: RetryPlan, target: TargetKey | undefined): RetryPlan {
+function only(plan: RetryPlan, target: TargetName | undefined): RetryPlan {
   if (!target) return plan;
   const kept = plan.targets[target];
   return { ...plan, targets: kept ? { [target]: kept } : {} };

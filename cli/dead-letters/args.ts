@@ -1,5 +1,5 @@
 import { parseDuration } from '../../policy';
-import type { TargetName } from '../../runtime';
+import type { TargetName } from '../../policy/plan/targets';
 import {
   DeadLetterError,
   type DeadLetterFilter,
@@ -8,16 +8,10 @@ import {
 } from '../../runtime/dead-letters';
 import { parseCommandArgs, UsageError } from '../args';
 import { parseRate } from '../simulate/rate';
+import { TARGET_CHOICES, TARGET_SPELLINGS } from '../targets';
 
 export const VERBS = ['list', 'show', 'replay', 'purge'] as const;
 export type Verb = (typeof VERBS)[number];
-
-const TARGETS: Record<string, TargetName> = {
-  rabbitmq: 'rabbitmq',
-  kafka: 'kafka',
-  servicebus: 'serviceBus',
-  serviceBus: 'serviceBus',
-};
 
 /** Where to connect, from flags or the environment: never from the policy or the plan. */
 export interface ConnectionSettings {
@@ -133,13 +127,10 @@ export function parseDeadLetterArgs(args: string[], env: NodeJS.ProcessEnv, now:
   const verb = VERBS.find((each) => each === verbText);
   if (!verb) fail(`say what to do: ${VERBS.join(', ')}`);
   if (!input || extra.length > 0) fail('give one policy file or plan JSON (- reads stdin)');
-  if (values.target === undefined) fail('--target is required: rabbitmq, kafka or servicebus');
-  const target = TARGETS[values.target];
+  if (values.target === undefined) fail(`--target is required: ${TARGET_CHOICES}`);
+  const target = TARGET_SPELLINGS[values.target];
   if (!target)
-    throw new DeadLetterError(
-      'no-target',
-      `unknown target "${values.target}": use rabbitmq, kafka or servicebus`,
-    );
+    throw new DeadLetterError('no-target', `unknown target "${values.target}": use ${TARGET_CHOICES}`);
   const formats = verb === 'list' ? ['text', 'json', 'markdown'] : ['text', 'json'];
   if (!formats.includes(values.format)) fail(`--format for ${verb} is one of ${formats.join(', ')}`);
 

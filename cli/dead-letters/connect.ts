@@ -1,5 +1,5 @@
 import type { RetryPlan, ServiceBusPlan } from '../../policy';
-import type { TargetName } from '../../runtime';
+import type { TargetName } from '../../policy/plan/targets';
 import { DeadLetterError, type DeadLetters, deadLetterLocations } from '../../runtime/dead-letters';
 import type { ConnectionSettings } from './args';
 

@@ -1,8 +1,8 @@
 import { formatDuration, type RetryPlan, safeJson } from '../../policy';
+import type { TargetName } from '../../policy/plan/targets';
 import { mulberry32 } from '../../policy/random';
 import { type Clock, decide, TransientError } from '../../runtime';
 import { Pacer } from '../../runtime/dead-letters';
-import type { TargetKey } from '../format/describe-plan';
 import { textTable } from '../format/table';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
@@ -19,7 +19,7 @@ import { rateStats } from '../simulate/stats';
 
 export interface ReplaySimulation {
   policy: string;
-  target: TargetKey;
+  target: TargetName;
   messages: number;
   ratePerSecond: number;
   seed: number;
@@ -50,7 +50,7 @@ const FAILING = new TransientError('the cause is not fixed yet');
 
 export async function simulateReplay(
   plan: RetryPlan,
-  target: TargetKey,
+  target: TargetName,
   options: { messages: number; ratePerSecond: number; seed: number },
 ): Promise<ReplaySimulation> {
   const rules = plan.targets[target];

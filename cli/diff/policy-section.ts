@@ -1,12 +1,11 @@
 import type { RetryPlan } from '../../policy';
+import { TARGETS, type TargetName } from '../../policy/plan/targets';
 import {
   deadLetterLines,
   headline,
   range,
   rulesOf,
   sourceOf,
-  TARGETS,
-  type TargetKey,
   type TimelineRow,
   targetTitle,
   timelineRows,
@@ -72,7 +71,7 @@ function jitterText(rules: { jitter: string; jitterApplied: boolean }): string {
 function timelineTable(
   before: RetryPlan | undefined,
   after: RetryPlan | undefined,
-  target: TargetKey,
+  target: TargetName,
 ): string[] {
   const rows = (plan: RetryPlan | undefined) => {
     const rules = plan && rulesOf(plan, target);

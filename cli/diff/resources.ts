@@ -1,5 +1,5 @@
 import type { RetryPlan } from '../../policy';
-import type { TargetKey } from '../format/describe-plan';
+import type { TargetName } from '../../policy/plan/targets';
 import { kafkaChanges } from './kafka';
 import { rabbitMqChanges } from './rabbitmq';
 import { type ResourceChange, RISK_ORDER } from './risk';
@@ -9,7 +9,7 @@ import { serviceBusChanges } from './servicebus';
 export function resourceChanges(
   before: RetryPlan | undefined,
   after: RetryPlan | undefined,
-  target: TargetKey,
+  target: TargetName,
 ): ResourceChange[] {
   const changes = (() => {
     switch (target) {

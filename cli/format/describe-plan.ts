@@ -1,5 +1,6 @@
 import type { DeliveryRules, RangeMs, Replication, RetryPlan } from '../../policy';
 import { formatDuration } from '../../policy';
+import type { TargetName } from '../../policy/plan/targets';
 import { plural } from '../output';
 
 /**
@@ -91,7 +92,7 @@ function settings(values: Record<string, string | number>): string {
     .join(' ');
 }
 
-export function resourceRows(plan: RetryPlan, target: keyof RetryPlan['targets']): ResourceRow[] {
+export function resourceRows(plan: RetryPlan, target: TargetName): ResourceRow[] {
   const rows: ResourceRow[] = [];
   if (target === 'rabbitmq' && plan.targets.rabbitmq) {
     const r = plan.targets.rabbitmq;
@@ -146,7 +147,7 @@ export function resourceRows(plan: RetryPlan, target: keyof RetryPlan['targets']
  * Service Bus has two when copies go to a retry queue: each entity dead-letters into its own
  * subqueue.
  */
-export function deadLetterLines(plan: RetryPlan, target: TargetKey): string[] {
+export function deadLetterLines(plan: RetryPlan, target: TargetName): string[] {
   const { rabbitmq, kafka, serviceBus } = plan.targets;
   if (target === 'rabbitmq' && rabbitmq)
     return [`queue ${rabbitmq.deadLetterQueue} (through exchange ${rabbitmq.deadLetterExchange})`];
@@ -178,7 +179,7 @@ function survives(replication: Replication): string {
 }
 
 /** One line: how the target's messages are replicated and what that survives. */
-export function replicationSummary(plan: RetryPlan, target: keyof RetryPlan['targets']): string {
+export function replicationSummary(plan: RetryPlan, target: TargetName): string {
   const { rabbitmq, kafka, serviceBus } = plan.targets;
   if (target === 'rabbitmq' && rabbitmq) {
     const queue = rabbitmq.queues[0];
@@ -199,7 +200,7 @@ export function replicationSummary(plan: RetryPlan, target: keyof RetryPlan['tar
   return '';
 }
 
-export function targetTitle(plan: RetryPlan, target: keyof RetryPlan['targets']): string {
+export function targetTitle(plan: RetryPlan, target: TargetName): string {
   const { rabbitmq, kafka, serviceBus } = plan.targets;
   if (target === 'rabbitmq' && rabbitmq)
     return `rabbitmq: ${rabbitmq.mode}, RabbitMQ ${rabbitmq.brokerVersion}+, vhost ${rabbitmq.vhost}`;
@@ -210,7 +211,7 @@ export function targetTitle(plan: RetryPlan, target: keyof RetryPlan['targets'])
   return target;
 }
 
-export function sourceOf(plan: RetryPlan, target: keyof RetryPlan['targets']): string {
+export function sourceOf(plan: RetryPlan, target: TargetName): string {
   const { rabbitmq, kafka, serviceBus } = plan.targets;
   if (target === 'rabbitmq' && rabbitmq)
     return `${rabbitmq.exchanges[0]?.name ?? ''} → ${rabbitmq.mainQueue}`;
@@ -222,9 +223,6 @@ export function sourceOf(plan: RetryPlan, target: keyof RetryPlan['targets']): s
   return '';
 }
 
-export const TARGETS = ['rabbitmq', 'kafka', 'serviceBus'] as const;
-export type TargetKey = (typeof TARGETS)[number];
-
-export function rulesOf(plan: RetryPlan, target: TargetKey): DeliveryRules | undefined {
+export function rulesOf(plan: RetryPlan, target: TargetName): DeliveryRules | undefined {
   return plan.targets[target];
 }

@@ -1,5 +1,6 @@
 import type { Issue, RetryPlan } from '../../policy';
 import { formatIssue, printable } from '../../policy';
+import { TARGETS, type TargetName } from '../../policy/plan/targets';
 import {
   deadLetterLines,
   headline,
@@ -7,15 +8,13 @@ import {
   resourceRows,
   rulesOf,
   sourceOf,
-  TARGETS,
-  type TargetKey,
   targetTitle,
   timelineRows,
 } from './describe-plan';
 import { code, markdownTable } from './markdown';
 import { textTable } from './table';
 
-function targetsOf(plan: RetryPlan, only?: TargetKey): TargetKey[] {
+function targetsOf(plan: RetryPlan, only?: TargetName): TargetName[] {
   return TARGETS.filter((target) => plan.targets[target] && (!only || only === target));
 }
 
@@ -26,7 +25,7 @@ function findingsTitle(findings: readonly Issue[]): string {
   return findings.some((found) => found.severity === 'warning') ? 'findings:' : 'notes:';
 }
 
-export function planText(plan: RetryPlan, only?: TargetKey): string {
+export function planText(plan: RetryPlan, only?: TargetName): string {
   const lines = [printable(plan.policy), ...headline(plan).map((line) => `  ${printable(line)}`)];
   for (const target of targetsOf(plan, only)) {
     const rules = rulesOf(plan, target);
@@ -65,7 +64,7 @@ export function planText(plan: RetryPlan, only?: TargetKey): string {
 }
 
 /** The same in Markdown; every value from the policy is a code span (format/markdown.ts). */
-export function planMarkdown(plan: RetryPlan, only?: TargetKey): string {
+export function planMarkdown(plan: RetryPlan, only?: TargetName): string {
   const lines = [
     `### Retry policy ${code(plan.policy)}`,
     '',

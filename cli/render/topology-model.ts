@@ -1,6 +1,6 @@
 import type { RetryPlan } from '../../policy';
 import { formatDuration } from '../../policy';
-import type { TargetKey } from '../format/describe-plan';
+import type { TargetName } from '../../policy/plan/targets';
 
 /**
  * The path a message takes on one target, as boxes and arrows: source → main queue or topic →
@@ -215,7 +215,7 @@ function serviceBus(plan: RetryPlan): Topology {
   return { nodes, edges };
 }
 
-function byTarget(plan: RetryPlan, target: TargetKey): Topology {
+function byTarget(plan: RetryPlan, target: TargetName): Topology {
   switch (target) {
     case 'rabbitmq':
       return rabbitmq(plan);
@@ -230,7 +230,7 @@ function byTarget(plan: RetryPlan, target: TargetKey): Topology {
  * The dead letter goes under the wait levels, in their column: every arrow into it then comes
  * from above or the left and crosses no box.
  */
-export function topologyOf(plan: RetryPlan, target: TargetKey): Topology {
+export function topologyOf(plan: RetryPlan, target: TargetName): Topology {
   const topology = byTarget(plan, target);
   const waitRows = topology.nodes.filter((node) => node.kind === 'wait').map((node) => node.row + 1);
   const below = Math.max(0, ...waitRows);

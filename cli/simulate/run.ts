@@ -1,6 +1,6 @@
 import type { RetryPlan } from '../../policy';
+import type { TargetName } from '../../policy/plan/targets';
 import { mulberry32 } from '../../policy/random';
-import type { TargetKey } from '../format/describe-plan';
 import { simulate } from './model';
 import { scenarios } from './scenarios';
 import { bucketWidth, type RateStats, rateStats } from './stats';
@@ -29,7 +29,7 @@ export interface ScenarioReport extends Omit<RateStats, 'counts'> {
 
 export interface SimulationReport {
   policy: string;
-  target: TargetKey;
+  target: TargetName;
   outageMs: number;
   ratePerSecond: number;
   backlog: number;
@@ -41,7 +41,7 @@ export interface SimulationReport {
 
 export function runSimulation(
   plan: RetryPlan,
-  target: TargetKey,
+  target: TargetName,
   options: SimulationOptions,
 ): SimulationReport {
   const rules = plan.targets[target];
