@@ -2,7 +2,7 @@ import { derivePlan, hasErrors, type LoadedPolicy, type RetryPlan } from '../pol
 import { TARGETS, type TargetName } from '../policy/plan/targets';
 import type { Loaded } from './load-inputs';
 import { EXIT, type Output, printIssues } from './output';
-import { TARGET_CHOICES, TARGET_SPELLINGS } from './targets';
+import { TARGET_CHOICES, targetNamed } from './targets';
 
 /**
  * plan, render and simulate work on policies without errors. This picks them, and says on stderr
@@ -13,7 +13,7 @@ import { TARGET_CHOICES, TARGET_SPELLINGS } from './targets';
 /** The target a --target value names; undefined (and a message) for an unknown one. */
 export function targetOption(value: string | undefined, output: Output): TargetName | undefined | number {
   if (value === undefined) return undefined;
-  const target = TARGET_SPELLINGS[value];
+  const target = targetNamed(value);
   if (target) return target;
   output.err(`✖ unknown target ${JSON.stringify(value)}: use ${TARGET_CHOICES}`);
   return EXIT.usage;

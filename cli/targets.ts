@@ -1,15 +1,13 @@
 import { TARGETS, type TargetName } from '../policy/plan/targets';
 
 /**
- * `--target` takes a target as the plan spells it or in lower case, so `servicebus` names
- * `serviceBus` and no one has to remember the capital.
+ * The target a `--target` value names: as the plan spells it or in lower case, so `servicebus`
+ * names `serviceBus` and no one has to remember the capital. A search of the list, not a lookup in
+ * an object, so `toString` or `constructor` is an unknown target like any other word.
  */
-export const TARGET_SPELLINGS: Record<string, TargetName> = Object.fromEntries(
-  TARGETS.flatMap((target) => [
-    [target, target],
-    [target.toLowerCase(), target],
-  ]),
-);
+export function targetNamed(text: string): TargetName | undefined {
+  return TARGETS.find((target) => text === target || text === target.toLowerCase());
+}
 
 const lowerCase = TARGETS.map((target) => target.toLowerCase());
 

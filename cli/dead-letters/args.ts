@@ -8,7 +8,7 @@ import {
 } from '../../runtime/dead-letters';
 import { parseCommandArgs, UsageError } from '../args';
 import { parseRate } from '../simulate/rate';
-import { TARGET_CHOICES, TARGET_SPELLINGS } from '../targets';
+import { TARGET_CHOICES, targetNamed } from '../targets';
 
 export const VERBS = ['list', 'show', 'replay', 'purge'] as const;
 export type Verb = (typeof VERBS)[number];
@@ -128,7 +128,7 @@ export function parseDeadLetterArgs(args: string[], env: NodeJS.ProcessEnv, now:
   if (!verb) fail(`say what to do: ${VERBS.join(', ')}`);
   if (!input || extra.length > 0) fail('give one policy file or plan JSON (- reads stdin)');
   if (values.target === undefined) fail(`--target is required: ${TARGET_CHOICES}`);
-  const target = TARGET_SPELLINGS[values.target];
+  const target = targetNamed(values.target);
   if (!target)
     throw new DeadLetterError('no-target', `unknown target "${values.target}": use ${TARGET_CHOICES}`);
   const formats = verb === 'list' ? ['text', 'json', 'markdown'] : ['text', 'json'];

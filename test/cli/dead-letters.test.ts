@@ -51,6 +51,11 @@ function expectCoded(result: { code: number; err: string }, code: string, exit: 
 describe('dead-letters: bad input gets a coded error and changes nothing', () => {
   it('an unknown target', async () => {
     expectCoded(await run(['list', 'policies/billing.yaml', '--target', 'sqs']), 'no-target', 2);
+    for (const word of ['toString', 'constructor', '__proto__']) {
+      const result = await run(['list', 'policies/billing.yaml', '--target', word]);
+      expectCoded(result, 'no-target', 2);
+      expect(result.err).toContain(`unknown target "${word}": use rabbitmq, kafka or servicebus`);
+    }
   });
 
   it('a plan without the target, and a plan without dead letters', async () => {

@@ -85,4 +85,19 @@ describe('retry-topology render', () => {
     expect(target.code).toBe(2);
     expect(target.err).toContain('unknown target "sqs"');
   });
+
+  it('takes serviceBus in either spelling, and no name an object inherits as a target', async () => {
+    const render = (target: string) =>
+      cli('render', 'policies/billing.yaml', '--format', 'mermaid', '--view', 'topology', '--target', target);
+    for (const spelling of ['servicebus', 'serviceBus']) {
+      const result = await render(spelling);
+      expect(result.code).toBe(0);
+      expect(result.out).toContain('topology on serviceBus');
+    }
+    for (const word of ['toString', 'constructor', '__proto__', 'ServiceBus']) {
+      const result = await render(word);
+      expect(result.code).toBe(2);
+      expect(result.err).toBe(`✖ unknown target "${word}": use rabbitmq, kafka or servicebus`);
+    }
+  });
 });
