@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import type { PolicyInput } from '../../policy';
+import { TARGETS } from '../../policy/plan/targets';
 
 /** Valid policies across the option space; rules that need care (budgets, windows) are kept quiet. */
 export const validPolicy: fc.Arbitrary<PolicyInput> = fc
@@ -14,7 +15,7 @@ export const validPolicy: fc.Arbitrary<PolicyInput> = fc
     listDelays: fc.array(fc.integer({ min: 1, max: 600_000 }), { minLength: 12, maxLength: 12 }),
     jitter: fc.constantFrom('none', 'full', 'equal'),
     mode: fc.constantFrom('ttl-queues', 'quorum-delayed-retry', 'delivery-time'),
-    targets: fc.subarray(['rabbitmq', 'kafka', 'serviceBus'] as const, { minLength: 1 }),
+    targets: fc.subarray([...TARGETS], { minLength: 1 }),
     partitions: fc.integer({ min: 1, max: 64 }),
     sbEntity: fc.constantFrom('queue', 'subscription'),
   })
