@@ -9,6 +9,7 @@
  * Components read the plan from `derivePlan`, never the raw policy; the spec builders are the
  * pure half, exported so a reviewer or a test can see every resource argument without Pulumi.
  */
+export { RetryTopologyError } from '../policy/errors';
 export { TopologyError, type TopologyErrorCode } from './errors';
 export { KAFKA_TOPOLOGY_TYPE, type KafkaRetryTopologyArgs, type KafkaTopologyOutputs } from './kafka/args';
 export {

@@ -1,6 +1,7 @@
 /** Public API of the policy core: policy → validated Policy → RetryPlan. */
 export { ISSUE_CODES, type IssueCode, type Severity, WARNING_CODES } from './codes';
 export { formatDuration, parseDuration, toIso8601 } from './duration';
+export { RetryTopologyError } from './errors';
 export * from './input';
 export {
   compareText,

@@ -1,3 +1,5 @@
+export { RetryTopologyError } from '../policy/errors';
+
 /**
  * Markers a handler can throw to say what a failure is, whatever the policy's rules say:
  * `throw new PermanentError('unsupported currency XXX')`. They win over every rule.
@@ -21,6 +23,10 @@ export class TransientError extends Error {
   }
 }
 
+/**
+ * The codes of the RetryTopologyErrors the runtime itself raises (its broker adapters raise their
+ * own subclasses: KafkaRetryError, ServiceBusRetryError, DeadLetterError).
+ */
 export type RuntimeErrorCode =
   | 'no-target'
   | 'publish-refused'
@@ -32,15 +38,3 @@ export type RuntimeErrorCode =
   | 'consumer-cancelled'
   | 'channel-closed'
   | 'connect-timeout';
-
-/** Errors the runtime itself raises. Match on `code`, never on the message. */
-export class RetryTopologyError extends Error {
-  override readonly name = 'RetryTopologyError';
-  constructor(
-    readonly code: RuntimeErrorCode,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-  }
-}
