@@ -1,3 +1,5 @@
+import { RetryTopologyError } from '../policy/errors';
+
 /** Why a component refused its arguments. Tests assert on the code, not on the message text. */
 export type TopologyErrorCode =
   | 'plan-version-mismatch'
@@ -7,13 +9,13 @@ export type TopologyErrorCode =
   | 'inconsistent-plan'
   | 'provider-not-installed';
 
-export class TopologyError extends Error {
+export class TopologyError extends RetryTopologyError {
+  override readonly name: string = 'TopologyError';
   constructor(
-    readonly code: TopologyErrorCode,
+    override readonly code: TopologyErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
-    this.name = 'TopologyError';
+    super(code, message, options);
   }
 }

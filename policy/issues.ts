@@ -1,4 +1,5 @@
 import { type IssueCode, type Severity, severityOf } from './codes';
+import { RetryTopologyError } from './errors';
 import { printable } from './printable';
 
 export type IssuePath = ReadonlyArray<string | number>;
@@ -86,10 +87,13 @@ export function sortIssues(found: readonly Issue[]): Issue[] {
 }
 
 /** Thrown by the TypeScript API when a policy object is invalid. Holds every issue at once. */
-export class PolicyError extends Error {
-  readonly code = 'invalid-policy' as const;
+export class PolicyError extends RetryTopologyError {
+  override readonly name: string = 'PolicyError';
+  override readonly code = 'invalid-policy' as const;
   constructor(readonly issues: Issue[]) {
-    super(`invalid retry policy:\n${issues.map((each) => `  ✖ ${formatIssue(each)}`).join('\n')}`);
-    this.name = 'PolicyError';
+    super(
+      'invalid-policy',
+      `invalid retry policy:\n${issues.map((each) => `  ✖ ${formatIssue(each)}`).join('\n')}`,
+    );
   }
 }

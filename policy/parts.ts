@@ -1,4 +1,5 @@
 import type { ZodType } from 'zod';
+import { RetryTopologyError } from './errors';
 import type { IssuePath } from './issues';
 import { SEPARATE_ITEMS } from './schema';
 import { arrayItem, objectShape } from './schema-walk';
@@ -12,10 +13,13 @@ import { arrayItem, objectShape } from './schema-walk';
  */
 
 /** Thrown on reading a part of the policy the schema refused. Never reaches a user. */
-export class RefusedPart extends Error {
+export class RefusedPart extends RetryTopologyError {
+  override readonly name: string = 'RefusedPart';
   constructor(readonly path: IssuePath) {
-    super(`internal: a rule read ${path.join('.') || 'the document'}, which the schema refused`);
-    this.name = 'RefusedPart';
+    super(
+      'refused-part',
+      `internal: a rule read ${path.join('.') || 'the document'}, which the schema refused`,
+    );
   }
 }
 

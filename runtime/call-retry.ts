@@ -4,6 +4,7 @@ import type { Jitter } from '../policy/types';
 import { drawWait, honourRetryAfter } from './backoff';
 import { classify } from './classify';
 import { type Clock, mathRandom, type Random, systemClock } from './clock';
+import { RetryTopologyError } from './errors';
 import { retryAfterOf } from './retry-after';
 
 /**
@@ -46,9 +47,12 @@ const CALL_DEFAULTS = {
 };
 
 /** Raised for a call that ran past attemptTimeoutMs; transient by its name. */
-export class AttemptTimeoutError extends Error {
+export class AttemptTimeoutError extends RetryTopologyError {
   override readonly name = 'TimeoutError';
-  readonly code = 'attempt-timeout';
+  override readonly code = 'attempt-timeout' as const;
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('attempt-timeout', message, options);
+  }
 }
 
 async function withTimeout<T>(

@@ -1,24 +1,28 @@
-export { RetryTopologyError } from '../policy/errors';
+import { RetryTopologyError } from '../policy/errors';
+
+export { RetryTopologyError };
 
 /**
  * Markers a handler can throw to say what a failure is, whatever the policy's rules say:
  * `throw new PermanentError('unsupported currency XXX')`. They win over every rule.
  */
-export class PermanentError extends Error {
+export class PermanentError extends RetryTopologyError {
   override readonly name: string = 'PermanentError';
+  override readonly code = 'permanent' as const;
   readonly retryable = false as const;
   constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
+    super('permanent', message, options);
   }
 }
 
-export class TransientError extends Error {
+export class TransientError extends RetryTopologyError {
   override readonly name: string = 'TransientError';
+  override readonly code = 'transient' as const;
   readonly retryable = true as const;
   /** Optional hint, in milliseconds, for when to try again. */
   readonly retryAfterMs?: number;
   constructor(message: string, options?: { cause?: unknown; retryAfterMs?: number }) {
-    super(message, options);
+    super('transient', message, options);
     if (options?.retryAfterMs !== undefined) this.retryAfterMs = options.retryAfterMs;
   }
 }

@@ -1,3 +1,4 @@
+import { RetryTopologyError } from '../../policy/errors';
 import type { PurgeReport, ReplayReport } from './reports';
 
 /**
@@ -33,15 +34,15 @@ export type DeadLetterErrorCode =
   | 'archive-invalid'
   | 'progress-full';
 
-export class DeadLetterError extends Error {
+export class DeadLetterError extends RetryTopologyError {
   override readonly name = 'DeadLetterError';
   /** For a failure mid-run: what had been done when it stopped. */
   report?: ReplayReport | PurgeReport;
   constructor(
-    readonly code: DeadLetterErrorCode,
+    override readonly code: DeadLetterErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
   }
 }

@@ -1,3 +1,5 @@
+import { RetryTopologyError } from '../../policy/errors';
+
 /**
  * What went wrong with the broker or the wiring. Match on `code`, never on the message.
  *
@@ -36,13 +38,13 @@ export type KafkaRetryErrorCode =
   | 'consumer-crashed'
   | 'commit-failed';
 
-export class KafkaRetryError extends Error {
+export class KafkaRetryError extends RetryTopologyError {
   override readonly name = 'KafkaRetryError';
   constructor(
-    readonly code: KafkaRetryErrorCode,
+    override readonly code: KafkaRetryErrorCode,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(message, options);
+    super(code, message, options);
   }
 }

@@ -1,3 +1,5 @@
+import { RetryTopologyError } from '../../policy/errors';
+
 /**
  * What went wrong with the broker or the wiring. Match on `code`, never on the message.
  *
@@ -15,16 +17,16 @@ export type ServiceBusErrorCode =
   | 'settle-failed'
   | 'lock-renewal-failed';
 
-export class ServiceBusRetryError extends Error {
+export class ServiceBusRetryError extends RetryTopologyError {
   override readonly name = 'ServiceBusRetryError';
   /** The message the failed broker call was about, when there was one. */
   readonly messageId?: string;
   constructor(
-    readonly code: ServiceBusErrorCode,
+    override readonly code: ServiceBusErrorCode,
     message: string,
     options?: { cause?: unknown; messageId?: string },
   ) {
-    super(message, options);
+    super(code, message, options);
     if (options?.messageId !== undefined) this.messageId = options.messageId;
   }
 }
