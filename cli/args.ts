@@ -1,4 +1,5 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { RetryTopologyError } from '../policy/errors';
 
 type Option = { type: 'string' | 'boolean'; default?: string | boolean; multiple?: boolean };
 type Options = Record<string, Option>;
@@ -18,9 +19,21 @@ export interface ParsedArgs<T extends Options> {
   positionals: string[];
 }
 
-/** A command line the parser cannot read: one line, said to the user with the command's usage. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
+/**
+ * A mistake in the command line (an unknown option, a bad value, a missing argument, a --policy
+ * or --target the input does not have): one line, exit 2. Commands throw it; run() says it with
+ * where the options are. Its code is `usage`, save in dead-letters, whose errors show a code:
+ * there it is the code its docs list (`invalid-option`, `invalid-filter`, `no-target`).
+ */
+export class UsageError extends RetryTopologyError {
+  override readonly name: string = 'UsageError';
+  constructor(message: string, options?: { cause?: unknown; code?: string }) {
+    super(
+      options?.code ?? 'usage',
+      message,
+      options?.cause === undefined ? undefined : { cause: options.cause },
+    );
+  }
 }
 
 /**

@@ -1,5 +1,6 @@
 import { derivePlan, hasErrors, type LoadedPolicy, type RetryPlan } from '../policy';
 import { TARGETS, type TargetName } from '../policy/plan/targets';
+import { UsageError } from './args';
 import type { Loaded } from './load-inputs';
 import { EXIT, type Output, printIssues } from './output';
 import { TARGET_CHOICES, targetNamed } from './targets';
@@ -7,16 +8,15 @@ import { TARGET_CHOICES, targetNamed } from './targets';
 /**
  * plan, render and simulate work on policies without errors. This picks them, and says on stderr
  * exactly why when it cannot: the inputs have errors (printed, exit 1), nothing was found
- * (exit 1), or --policy / --target name something the policies do not have (exit 2).
+ * (exit 1), or --policy / --target name something the policies do not have (a UsageError, exit 2).
  */
 
-/** The target a --target value names; undefined (and a message) for an unknown one. */
-export function targetOption(value: string | undefined, output: Output): TargetName | undefined | number {
+/** The target a --target value names, or a UsageError for an unknown one. */
+export function targetOption(value: string | undefined): TargetName | undefined {
   if (value === undefined) return undefined;
   const target = targetNamed(value);
   if (target) return target;
-  output.err(`✖ unknown target ${JSON.stringify(value)}: use ${TARGET_CHOICES}`);
-  return EXIT.usage;
+  throw new UsageError(`unknown target ${JSON.stringify(value)}: use ${TARGET_CHOICES}`);
 }
 
 const list = (names: readonly string[]) => names.map((name) => JSON.stringify(name)).join(', ');
@@ -43,8 +43,7 @@ export function selectPolicies(
   const chosen = loaded.policies.filter((each) => each.policy.name === policy);
   if (chosen.length === 0) {
     const names = loaded.policies.map((each) => each.policy.name);
-    output.err(`✖ no policy named ${JSON.stringify(policy)} in ${inputs} (it has: ${list(names)})`);
-    return EXIT.usage;
+    throw new UsageError(`no policy named ${JSON.stringify(policy)} in ${inputs} (it has: ${list(names)})`);
   }
   return chosen;
 }
@@ -54,9 +53,11 @@ export function targetsOf(plan: RetryPlan): TargetName[] {
   return TARGETS.filter((key) => plan.targets[key]);
 }
 
-export function noTarget(plan: RetryPlan, target: TargetName | undefined): string {
+export function noTarget(plan: RetryPlan, target: TargetName | undefined): UsageError {
   const available = targetsOf(plan);
-  return `✖ policy ${JSON.stringify(plan.policy)} has no ${target ?? 'broker'} target${available.length ? ` (it has: ${available.join(', ')})` : ''}`;
+  return new UsageError(
+    `policy ${JSON.stringify(plan.policy)} has no ${target ?? 'broker'} target${available.length ? ` (it has: ${available.join(', ')})` : ''}`,
+  );
 }
 
 export interface Chosen {
@@ -80,16 +81,12 @@ export function chooseOne(
   if (!first) return EXIT.invalid;
   if (others.length > 0) {
     const names = policies.map((each) => each.policy.name);
-    output.err(`✖ ${inputs} holds ${names.length} policies; pick one with --policy (${list(names)})`);
-    return EXIT.usage;
+    throw new UsageError(`${inputs} holds ${names.length} policies; pick one with --policy (${list(names)})`);
   }
   const plan = derivePlan(first.policy);
   const available = targetsOf(plan);
   const picked = options.target ?? available[0];
-  if (!picked || !plan.targets[picked]) {
-    output.err(noTarget(plan, options.target));
-    return EXIT.usage;
-  }
+  if (!picked || !plan.targets[picked]) throw noTarget(plan, options.target);
   if (!options.target && available.length > 1) {
     output.err(
       `ℹ target ${picked}: the first of ${available.join(', ')} in policy ${JSON.stringify(plan.policy)}; choose another with --target`,

@@ -1,6 +1,6 @@
 import { derivePlan, type RetryPlan, safeJson } from '../../policy';
 import type { TargetName } from '../../policy/plan/targets';
-import { oneOf, parseCommandArgs, positionalCount } from '../args';
+import { oneOf, parseCommandArgs, positionalCount, UsageError } from '../args';
 import { planMarkdown, planText } from '../format/plan-text';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
@@ -30,20 +30,15 @@ export async function planCommand(args: string[], output: Output): Promise<numbe
   });
   const format = oneOf('format', values.format, FORMATS);
   const [input = ''] = positionalCount(positionals, 1, 1, 'policy file, directory, glob or -');
-  const target = targetOption(values.target, output);
-  if (typeof target === 'number') return target;
+  const target = targetOption(values.target);
   const chosen = selectPolicies(await loadInputs(positionals, output), input, values.policy, output);
   if (typeof chosen === 'number') return chosen;
   const all = chosen.map((loaded) => derivePlan(loaded.policy));
   const plans = target ? all.filter((plan) => plan.targets[target]) : all;
-  if (plans.length === 0) {
-    output.err(
-      all.length === 1 && all[0]
-        ? noTarget(all[0], target)
-        : `✖ no policy in ${input} has a ${target} target`,
-    );
-    return EXIT.usage;
-  }
+  if (plans.length === 0)
+    throw all.length === 1 && all[0]
+      ? noTarget(all[0], target)
+      : new UsageError(`no policy in ${input} has a ${target} target`);
   if (plans.length < all.length) {
     const left = all.filter((plan) => !plans.includes(plan)).map((plan) => JSON.stringify(plan.policy));
     output.err(`ℹ left out, without a ${target} target: ${left.join(', ')}`);

@@ -31,8 +31,7 @@ export async function renderCommand(args: string[], output: Output): Promise<num
   const format = oneOf('format', values.format, FORMATS);
   const view = oneOf('view', values.view, VIEWS);
   const [file = ''] = positionalCount(positionals, 1, 1, 'policy file, directory, glob or -');
-  const target = targetOption(values.target, output);
-  if (typeof target === 'number') return target;
+  const target = targetOption(values.target);
   const loaded = await loadInputs(positionals, output);
   const chosen = chooseOne(loaded, file, { policy: values.policy, target }, output);
   if (typeof chosen === 'number') return chosen;

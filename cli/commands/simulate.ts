@@ -1,5 +1,5 @@
 import { formatDuration, parseDuration, safeJson } from '../../policy';
-import { parseCommandArgs } from '../args';
+import { parseCommandArgs, UsageError } from '../args';
 import { replaySimulationCommand } from '../dead-letters/simulate-replay';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
@@ -60,20 +60,15 @@ export async function simulateCommand(args: string[], output: Output): Promise<n
     return EXIT.usage;
   }
   const arriving = (ratePerSecond * outageMs) / 1_000;
-  if (Math.round(arriving) + backlog === 0) {
-    output.err(
-      `✖ at ${rate(ratePerSecond)} no message arrives during a ${formatDuration(outageMs)} outage (${arriving.toPrecision(2)} expected); raise --rate or --outage, or add --backlog`,
+  if (Math.round(arriving) + backlog === 0)
+    throw new UsageError(
+      `at ${rate(ratePerSecond)} no message arrives during a ${formatDuration(outageMs)} outage (${arriving.toPrecision(2)} expected); raise --rate or --outage, or add --backlog`,
     );
-    return EXIT.usage;
-  }
-  if (arriving + backlog > MAX_MESSAGES) {
-    output.err(
-      `✖ that is over ${MAX_MESSAGES.toLocaleString('en-US')} messages; lower --rate or --outage (the shape scales)`,
+  if (arriving + backlog > MAX_MESSAGES)
+    throw new UsageError(
+      `that is over ${MAX_MESSAGES.toLocaleString('en-US')} messages; lower --rate or --outage (the shape scales)`,
     );
-    return EXIT.usage;
-  }
-  const target = targetOption(values.target, output);
-  if (typeof target === 'number') return target;
+  const target = targetOption(values.target);
   const chosen = chooseOne(
     await loadInputs(positionals, output),
     file,

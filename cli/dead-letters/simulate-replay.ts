@@ -164,8 +164,7 @@ export async function replaySimulationCommand(
     output.err(problems.map((problem) => `✖ ${problem}`).join('\n'));
     return EXIT.usage;
   }
-  const target = targetOption(values.target, output);
-  if (typeof target === 'number') return target;
+  const target = targetOption(values.target);
   const chosen = chooseOne(
     await loadInputs(positionals, output),
     file,

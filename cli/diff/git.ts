@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { RetryTopologyError } from '../../policy/errors';
 
 /**
  * Policy files as they were at a git revision, read with plain git (no library: git is already
@@ -12,8 +13,12 @@ const run = promisify(execFile);
 const MAX_BUFFER = 16 * 1024 * 1024;
 const POLICY_FILE = /\.ya?ml$/i;
 
-export class GitSourceError extends Error {
-  override readonly name = 'GitSourceError';
+/** A `git:` side that git cannot read (no git, an unknown revision, a missing path): exit 2. */
+export class GitSourceError extends RetryTopologyError {
+  override readonly name: string = 'GitSourceError';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('git-source', message, options);
+  }
 }
 
 export interface GitFile {
@@ -35,13 +40,14 @@ async function gitBytes(args: string[]): Promise<Buffer> {
     return stdout;
   } catch (error) {
     const failure = error as NodeJS.ErrnoException & { stderr?: string };
-    if (failure.code === 'ENOENT') throw new GitSourceError('git is not installed (needed for git: sources)');
+    if (failure.code === 'ENOENT')
+      throw new GitSourceError('git is not installed (needed for git: sources)', { cause: error });
     // git's own first "fatal:" line says what is wrong (unknown revision, missing path).
     const line =
       String(failure.stderr ?? '')
         .split('\n')
         .find((each) => each.trim() !== '') ?? failure.message;
-    throw new GitSourceError(line.replace(/^fatal:\s*/, '').trim());
+    throw new GitSourceError(line.replace(/^fatal:\s*/, '').trim(), { cause: error });
   }
 }
 

@@ -97,7 +97,9 @@ describe('retry-topology render', () => {
     for (const word of ['toString', 'constructor', '__proto__', 'ServiceBus']) {
       const result = await render(word);
       expect(result.code).toBe(2);
-      expect(result.err).toBe(`✖ unknown target "${word}": use rabbitmq, kafka or servicebus`);
+      expect(result.err).toBe(
+        `✖ unknown target "${word}": use rabbitmq, kafka or servicebus\n  retry-topology render --help shows every option`,
+      );
     }
   });
 });
