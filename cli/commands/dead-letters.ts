@@ -7,6 +7,7 @@ import {
   keepAttemptsUnsupported,
   requireDeadLetters,
 } from '../../runtime/dead-letters';
+import { UsageError } from '../args';
 import { type DeadLetterArgs, parseDeadLetterArgs } from '../dead-letters/args';
 import { type DeadLetterEnvironment, processEnvironment } from '../dead-letters/environment';
 import { purgeText, replayText } from '../dead-letters/format';
@@ -63,8 +64,17 @@ function stopOnSignals(controller: AbortController): () => void {
   };
 }
 
-function printFailure(error: DeadLetterError, args: DeadLetterArgs | undefined, output: Output): number {
+/**
+ * A coded line for a mistake in the command line (a UsageError, exit 2) or a failure of the
+ * command (a DeadLetterError, whose code says the exit), and what a replay or purge had done.
+ */
+function printFailure(
+  error: DeadLetterError | UsageError,
+  args: DeadLetterArgs | undefined,
+  output: Output,
+): number {
   output.err(`✖ [${error.code}] ${safeText(error.message)}`);
+  if (error instanceof UsageError) return EXIT.usage;
   const report = error.report;
   if (report && args) {
     if (args.format === 'json')
@@ -114,7 +124,8 @@ export async function deadLettersCommand(
       await opened.close();
     }
   } catch (error) {
-    if (error instanceof DeadLetterError) {
+    // Here, not in run(): dead-letters shows the code of every failure, a usage error's included.
+    if (error instanceof UsageError || error instanceof DeadLetterError) {
       const code = printFailure(error, args, output);
       if (code === EXIT.usage && !args) output.err(`\n${DEAD_LETTERS_USAGE}`);
       return code;

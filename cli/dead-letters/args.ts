@@ -1,7 +1,7 @@
 import { parseDuration } from '../../policy';
 import type { TargetName } from '../../policy/plan/targets';
 import {
-  DeadLetterError,
+  type DeadLetterErrorCode,
   type DeadLetterFilter,
   type DeadLetterReasonGroup,
   REASON_GROUPS,
@@ -48,8 +48,19 @@ export interface DeadLetterArgs {
 export const DEFAULT_RATE = '50/s';
 export const DEFAULT_PREVIEW_BYTES = 512;
 
+/** The codes the docs list for a command-line mistake in dead-letters, shown as `✖ [code] ...`. */
+export type DeadLetterUsageCode = Extract<
+  DeadLetterErrorCode,
+  'invalid-option' | 'invalid-filter' | 'no-target'
+>;
+
+/** A command-line mistake: a UsageError with the code dead-letters shows for it. */
+export function usageError(message: string, code: DeadLetterUsageCode = 'invalid-option'): UsageError {
+  return new UsageError(message, { code });
+}
+
 function fail(message: string): never {
-  throw new DeadLetterError('invalid-option', message);
+  throw usageError(message);
 }
 
 /** A filter's value that cannot be read is `invalid-filter`, any other option's `invalid-option`. */
@@ -57,13 +68,12 @@ function wholeNumber(
   text: string | undefined,
   name: string,
   min: number,
-  code: 'invalid-option' | 'invalid-filter' = 'invalid-option',
+  code: DeadLetterUsageCode = 'invalid-option',
 ): number | undefined {
   if (text === undefined) return undefined;
-  if (!/^\d+$/.test(text.trim()))
-    throw new DeadLetterError(code, `${name} needs a whole number, got "${text}"`);
+  if (!/^\d+$/.test(text.trim())) throw usageError(`${name} needs a whole number, got "${text}"`, code);
   const value = Number(text);
-  if (value < min) throw new DeadLetterError(code, `${name} must be at least ${min}`);
+  if (value < min) throw usageError(`${name} must be at least ${min}`, code);
   return value;
 }
 
@@ -75,9 +85,9 @@ export function parseInstant(text: string, name: string, now: number): number {
     const at = Date.parse(text);
     if (Number.isFinite(at)) return at;
   }
-  throw new DeadLetterError(
-    'invalid-filter',
+  throw usageError(
     `${name} needs an ISO date or time (2026-05-01T12:00Z) or a duration ago (2h), got "${text}"`,
+    'invalid-filter',
   );
 }
 
@@ -111,12 +121,13 @@ const OPTIONS = {
   'connection-string': { type: 'string' },
 } as const;
 
-/** The shared parser, whose one-line usage errors become this command's coded ones. */
+/** The shared parser, whose one-line usage errors (unknown option, missing value) are `invalid-option` here. */
 function parseOptions(args: string[]) {
   try {
     return parseCommandArgs(args, OPTIONS);
   } catch (error) {
-    if (error instanceof UsageError) fail(error.message);
+    if (error instanceof UsageError)
+      throw new UsageError(error.message, { code: 'invalid-option', cause: error });
     throw error;
   }
 }
@@ -129,18 +140,14 @@ export function parseDeadLetterArgs(args: string[], env: NodeJS.ProcessEnv, now:
   if (!input || extra.length > 0) fail('give one policy file or plan JSON (- reads stdin)');
   if (values.target === undefined) fail(`--target is required: ${TARGET_CHOICES}`);
   const target = targetNamed(values.target);
-  if (!target)
-    throw new DeadLetterError('no-target', `unknown target "${values.target}": use ${TARGET_CHOICES}`);
+  if (!target) throw usageError(`unknown target "${values.target}": use ${TARGET_CHOICES}`, 'no-target');
   const formats = verb === 'list' ? ['text', 'json', 'markdown'] : ['text', 'json'];
   if (!formats.includes(values.format)) fail(`--format for ${verb} is one of ${formats.join(', ')}`);
 
   const reasons = list(values.reason);
   for (const reason of reasons) {
     if (!REASON_GROUPS.includes(reason as DeadLetterReasonGroup))
-      throw new DeadLetterError(
-        'invalid-filter',
-        `--reason is one of ${REASON_GROUPS.join(', ')}, got "${reason}"`,
-      );
+      throw usageError(`--reason is one of ${REASON_GROUPS.join(', ')}, got "${reason}"`, 'invalid-filter');
   }
   const filter: DeadLetterFilter = {};
   if (reasons.length) filter.reasons = reasons as DeadLetterReasonGroup[];

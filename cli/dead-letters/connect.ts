@@ -1,7 +1,8 @@
 import type { RetryPlan, ServiceBusPlan } from '../../policy';
 import type { TargetName } from '../../policy/plan/targets';
 import { DeadLetterError, type DeadLetters, deadLetterLocations } from '../../runtime/dead-letters';
-import type { ConnectionSettings } from './args';
+import { UsageError } from '../args';
+import { type ConnectionSettings, usageError } from './args';
 
 /** The commands for one target, on a live connection, and how to close it. */
 export interface Opened {
@@ -49,11 +50,10 @@ export function withVhost(url: string, vhost: string): string {
   try {
     parsed = new URL(url);
   } catch (cause) {
-    throw new DeadLetterError(
-      'invalid-option',
-      'the RabbitMQ URL is not a URL (amqp://user:password@host:5672)',
-      { cause },
-    );
+    throw new UsageError('the RabbitMQ URL is not a URL (amqp://user:password@host:5672)', {
+      code: 'invalid-option',
+      cause,
+    });
   }
   const given = parsed.pathname.replace(/^\//, '');
   if (given === '') {
@@ -61,15 +61,12 @@ export function withVhost(url: string, vhost: string): string {
     return parsed.toString();
   }
   if (decodeURIComponent(given) !== vhost)
-    throw new DeadLetterError(
-      'invalid-option',
-      `the URL's vhost "${decodeURIComponent(given)}" is not the plan's "${vhost}"`,
-    );
+    throw usageError(`the URL's vhost "${decodeURIComponent(given)}" is not the plan's "${vhost}"`);
   return url;
 }
 
 const rabbitmq: Connector = async (plan, settings) => {
-  if (!settings.url) throw new DeadLetterError('invalid-option', 'RabbitMQ needs --url or RABBITMQ_URL');
+  if (!settings.url) throw usageError('RabbitMQ needs --url or RABBITMQ_URL');
   const amqplib = load<typeof import('amqplib')>('amqplib');
   const { rabbitMqDeadLetters } = await import('../../runtime/rabbitmq/dead-letters');
   const url = withVhost(settings.url, plan.targets.rabbitmq?.vhost ?? '/');
@@ -90,8 +87,7 @@ const rabbitmq: Connector = async (plan, settings) => {
 };
 
 const kafka: Connector = async (plan, settings, warn) => {
-  if (!settings.brokers?.length)
-    throw new DeadLetterError('invalid-option', 'Kafka needs --brokers or KAFKA_BROKERS');
+  if (!settings.brokers?.length) throw usageError('Kafka needs --brokers or KAFKA_BROKERS');
   const kafkajs = load<typeof import('kafkajs')>('kafkajs');
   const { kafkaDeadLetters } = await import('../../runtime/kafka/dead-letters');
   const client = new kafkajs.Kafka({
@@ -128,10 +124,7 @@ const kafka: Connector = async (plan, settings, warn) => {
 
 const serviceBus: Connector = async (plan, settings) => {
   if (!settings.connectionString)
-    throw new DeadLetterError(
-      'invalid-option',
-      'Service Bus needs --connection-string or SERVICEBUS_CONNECTION_STRING',
-    );
+    throw usageError('Service Bus needs --connection-string or SERVICEBUS_CONNECTION_STRING');
   const sdk = load<typeof import('@azure/service-bus')>('@azure/service-bus');
   const { serviceBusDeadLetters } = await import('../../runtime/servicebus/dead-letters');
   const target = plan.targets.serviceBus as ServiceBusPlan;

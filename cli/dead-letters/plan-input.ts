@@ -2,6 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { derivePlan, hasErrors, loadPolicyText, PLAN_VERSION, type RetryPlan } from '../../policy';
 import { DeadLetterError } from '../../runtime/dead-letters';
 import { type Output, printIssues } from '../output';
+import { usageError } from './args';
 
 /**
  * The dead-letter commands read the plan: from a policy file (derived here, exactly as the stack
@@ -92,8 +93,7 @@ export async function loadPlan(
       ? plans[0]
       : undefined;
   if (!chosen) {
-    throw new DeadLetterError(
-      'invalid-option',
+    throw usageError(
       policy
         ? `no policy named "${policy}" in ${input} (it has: ${names.join(', ') || 'none'})`
         : `${input} holds ${names.length} policies; pick one with --policy (${names.join(', ')})`,
