@@ -12,10 +12,15 @@
  */
 export class RetryTopologyError extends Error {
   override readonly name: string = 'RetryTopologyError';
+  /**
+   * Set by Error itself (ES2022), declared here for programs compiled with an older `lib`
+   * (`pulumi new typescript` has ES2020), whose Error type has no `cause`.
+   */
+  declare cause?: unknown;
   constructor(
     readonly code: string,
     message: string,
-    options?: ErrorOptions,
+    options?: { cause?: unknown },
   ) {
     super(message, options);
   }
