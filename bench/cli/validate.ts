@@ -12,6 +12,11 @@
  * after a checkout. Times come from bash's `time` (wall, and user + system CPU of the process and
  * its threads); the load average is read before each round, because other work on the machine
  * shows in the wall time (see BENCHMARKS.md).
+ *
+ * Each round also runs the floor (parse-floor.cjs): the same files read and parsed with the `yaml`
+ * library alone, in one process, as a user would by hand. Every CLI's time is reported as a ratio
+ * to the floor's in the same round: the median and range of those ratios are the result, because
+ * outside load moves both numbers of a round together.
  */
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -30,6 +35,7 @@ const { values } = parseArgs({
 const SIZES = (values.policies ?? '').split(',').map(Number);
 const ROUNDS = Number(values.rounds);
 const CLIS = values.cli ?? [];
+const FLOOR = join(__dirname, 'parse-floor.cjs');
 
 interface Run {
   wallMs: number;
@@ -75,6 +81,15 @@ function report(label: string, runs: Run[], loads: number[]): void {
   );
 }
 
+/** Each round's time over the floor's in the same round: median and range, wall and CPU. */
+function ratios(label: string, runs: Run[], floor: Run[]): void {
+  const of = (pick: (run: Run) => number) =>
+    runs.map((run, round) => pick(run) / pick(floor[round] as Run)).sort((a, b) => a - b);
+  const show = (sorted: number[]) =>
+    `${quantile(sorted, 0.5).toFixed(2)} (${sorted[0]?.toFixed(2)}–${sorted[sorted.length - 1]?.toFixed(2)})`;
+  console.log(`${label}: wall ${show(of((run) => run.wallMs))}, CPU ${show(of((run) => run.cpuMs))}`);
+}
+
 const root = mkdtempSync(join(tmpdir(), 'rt-bench-validate-'));
 try {
   const cases = SIZES.map((size) => {
@@ -88,7 +103,11 @@ try {
     `node -e 0 (the floor of any Node process): wall ${ms(node.wallMs)} ms, CPU ${ms(node.cpuMs)} ms`,
   );
   const results = new Map<string, { runs: Run[]; loads: number[] }>();
-  for (const { size, files, dir } of cases)
+  for (const { size, files, dir } of cases) {
+    const warm = once([process.execPath, FLOOR, dir]);
+    if (warm.status !== 0 || !warm.out.startsWith(`${size} documents in ${files} files read`))
+      throw new Error(`the floor failed (${warm.status}):\n${warm.out.slice(-2000)}`);
+    results.set(`${FLOOR} ${size}`, { runs: [], loads: [] });
     for (const cli of CLIS) {
       const warm = once([process.execPath, cli, 'validate', dir]);
       const last = warm.out.trim().split('\n').pop() ?? '';
@@ -100,18 +119,24 @@ try {
       console.log(`${cli}, ${size} policies: ${last}`);
       results.set(`${cli} ${size}`, { runs: [], loads: [] });
     }
+  }
   for (let round = 0; round < ROUNDS; round++)
     for (const { size, dir } of cases)
-      for (const cli of CLIS) {
+      for (const cli of [FLOOR, ...CLIS]) {
         const entry = results.get(`${cli} ${size}`);
         entry?.loads.push(loadavg()[0] ?? Number.NaN);
-        entry?.runs.push(once([process.execPath, cli, 'validate', dir]));
+        entry?.runs.push(once([process.execPath, ...(cli === FLOOR ? [cli] : [cli, 'validate']), dir]));
       }
-  for (const { size, files } of cases)
+  for (const { size, files } of cases) {
+    const floor = results.get(`${FLOOR} ${size}`);
+    if (floor) report(`floor (yaml alone), ${size} policies in ${files} files`, floor.runs, floor.loads);
     for (const cli of CLIS) {
       const entry = results.get(`${cli} ${size}`);
-      if (entry) report(`${cli}, ${size} policies in ${files} files`, entry.runs, entry.loads);
+      if (!entry || !floor) continue;
+      report(`${cli}, ${size} policies in ${files} files`, entry.runs, entry.loads);
+      ratios(`  ÷ floor, round by round`, entry.runs, floor.runs);
     }
+  }
 } finally {
   rmSync(root, { recursive: true, force: true });
 }
