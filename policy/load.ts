@@ -1,9 +1,8 @@
 import { closeSync, fstatSync, openSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import type { Document, LineCounter, YAMLError } from 'yaml';
+import { type Document, isAlias, LineCounter, parseAllDocuments, visit, type YAMLError } from 'yaml';
 import { crossPolicyIssues, type Locator } from './cross-policy';
 import { decodePolicyBytes } from './decode';
-import { readFast } from './fast-yaml';
 import { API_VERSION, type PolicyInput } from './input';
 import { type Issue, issue, type SourceText } from './issues';
 import type { LoadedPolicy } from './loaded';
@@ -14,7 +13,6 @@ import { checkRules } from './rules';
 import { type PolicyDocument, PolicySchema } from './schema';
 import { schemaIssues } from './schema-issues';
 import type { Policy } from './types';
-import { yamlLibrary } from './yaml-library';
 import { unsupportedTags } from './yaml-tags';
 
 export interface LoadResult {
@@ -118,7 +116,6 @@ function notPolicy(file: string, line: number, what: string): Issue {
 
 /** Where an alias that names no earlier anchor is (an anchor never crosses "---"). */
 function unresolvedAlias(document: Document, lines: LineCounter): { line: number; col: number } | undefined {
-  const { isAlias, visit } = yamlLibrary();
   let at: number | undefined;
   visit(document, {
     Alias(_key, node) {
@@ -191,10 +188,8 @@ function yamlMessage(error: YAMLError): string {
   return error.message.split('\n')[0] ?? 'invalid YAML';
 }
 
-/** The `yaml` library's reading: every YAML error with its position, aliases, tags, YAML 1.1. */
-function parsePrecise(text: string, file: string, found: boolean): Parsed {
-  const { LineCounter, parseAllDocuments } = yamlLibrary();
-  const lines = new LineCounter();
+/** The YAML documents of a text, with every node's position counted in `lines`. */
+function readYaml(text: string, lines: LineCounter): Document.Parsed[] {
   // stringKeys: every key is the text it is written as. Read as YAML values, `123:` and `true:`
   // became keys no node matches, so findings fell back to the parent's line, and `null:` became
   // the key "".
@@ -204,10 +199,38 @@ function parsePrecise(text: string, file: string, found: boolean): Parsed {
     uniqueKeys: true,
     stringKeys: true,
   });
+  return Array.isArray(documents) ? documents : [];
+}
+
+/**
+ * Where a path of a file's document is, for the checks across policies, which run after every
+ * file is read and find something only when two policies clash. The syntax tree is read again
+ * from the text when that happens instead of being kept: a thousand trees held to the end made
+ * the garbage collector copy them from one generation to the next, for positions almost never
+ * asked for.
+ */
+function locatorReadAgain(text: string, index: number): Locator {
+  let read: { document: Document | undefined; lines: LineCounter } | undefined;
+  return (path, at = 'value') => {
+    if (!read) {
+      const lines = new LineCounter();
+      read = { document: readYaml(text, lines)[index], lines };
+    }
+    return read.document && locate(read.document, read.lines, path, at);
+  };
+}
+
+/**
+ * One file's text, read with the `yaml` library: every YAML error with its position, aliases,
+ * tags, one policy per document.
+ */
+export function parseText(text: string, file: string, found: boolean): Parsed {
+  const lines = new LineCounter();
+  const documents = readYaml(text, lines);
   const result: Parsed = { policies: [], issues: [], locators: new Map() };
-  const list = Array.isArray(documents) ? documents : [];
+  const list = documents;
   let yamlErrors = 0;
-  for (const document of list) {
+  for (const [index, document] of list.entries()) {
     const start = lines.linePos(document.contents?.range?.[0] ?? document.range[0]).line;
     if (document.errors.length > 0) {
       if (found && !CLAIMS_POLICY_TEXT.test(text)) {
@@ -242,13 +265,12 @@ function parsePrecise(text: string, file: string, found: boolean): Parsed {
       continue;
     }
     const locator: Locator = (path, at = 'value') => locate(document, lines, path, at);
-    addDocument(
-      result,
-      { value: input, line: start, locator, written: unsupportedTags(document) },
-      file,
-      found,
-      list.length > 1,
-    );
+    const before = result.policies.length;
+    // Tags all start with "!": a file without one has none to look for.
+    const written = text.includes('!') ? unsupportedTags(document) : undefined;
+    addDocument(result, { value: input, line: start, locator, written }, file, found, list.length > 1);
+    const loaded = result.policies[before];
+    if (loaded) result.locators.set(loaded, locatorReadAgain(text, index));
   }
   if (yamlErrors > MAX_YAML_ERRORS) {
     result.issues.push({
@@ -259,28 +281,6 @@ function parsePrecise(text: string, file: string, found: boolean): Parsed {
     });
   }
   noPolicy(result, file, list.length);
-  return result;
-}
-
-/**
- * One file's text, read with the fast reader where it vouches for the file (fast-yaml.ts) and
- * with the `yaml` library otherwise; `precise` forces the latter (tests compare the two).
- */
-export function parseText(text: string, file: string, found: boolean, precise = false): Parsed {
-  const fast = precise ? undefined : readFast(text);
-  if (!fast) return parsePrecise(text, file, found);
-  const result: Parsed = { policies: [], issues: [], locators: new Map() };
-  for (const document of fast) {
-    const locator: Locator = (path, at = 'value') => document.locate(path, at);
-    addDocument(
-      result,
-      { value: document.value, line: document.line, locator },
-      file,
-      found,
-      fast.length > 1,
-    );
-  }
-  noPolicy(result, file, fast.length);
   return result;
 }
 

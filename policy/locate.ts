@@ -1,7 +1,6 @@
-import type { Document, LineCounter, Node } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, type LineCounter, type Node } from 'yaml';
 import type { IssuePath } from './issues';
 import type { Position } from './position';
-import { yamlLibrary } from './yaml-library';
 
 export type { Position } from './position';
 
@@ -15,7 +14,6 @@ export function locate(
   path: IssuePath,
   at: 'key' | 'value',
 ): Position | undefined {
-  const { isMap, isScalar, isSeq } = yamlLibrary();
   let node: Node | null | undefined = document.contents as Node | null;
   let keyNode: Node | undefined;
   let lastKey: Node | undefined;

@@ -1,6 +1,5 @@
-import type { Document, Node, Pair } from 'yaml';
+import { type Document, isPair, isScalar, isSeq, type Node, type Pair, Schema, visit } from 'yaml';
 import { type Issue, type IssuePath, issue } from './issues';
-import { yamlLibrary } from './yaml-library';
 
 /**
  * Explicit YAML tags. The YAML 1.2 core schema's own (`!!str`, `!!int`, `!!float`, `!!bool`,
@@ -17,13 +16,12 @@ let coreTags: ReadonlySet<string> | undefined;
 
 /** The core schema's tags as the library names them (`tag:yaml.org,2002:str`, …). */
 function supported(): ReadonlySet<string> {
-  coreTags ??= new Set(new (yamlLibrary().Schema)({ schema: 'core' }).tags.map((tag) => tag.tag));
+  coreTags ??= new Set(new Schema({ schema: 'core' }).tags.map((tag) => tag.tag));
   return coreTags;
 }
 
 /** The path of a node from the document's ancestors the visitor passes. */
 function pathOf(ancestors: ReadonlyArray<Document | Node | Pair>, node: Node): IssuePath {
-  const { isPair, isScalar, isSeq } = yamlLibrary();
   const chain = [...ancestors, node];
   const path: Array<string | number> = [];
   chain.forEach((each, index) => {
@@ -35,7 +33,6 @@ function pathOf(ancestors: ReadonlyArray<Document | Node | Pair>, node: Node): I
 
 /** One finding for each node with a tag outside the core schema, at the node's path. */
 export function unsupportedTags(document: Document): Issue[] {
-  const { visit } = yamlLibrary();
   const allowed = supported();
   const out: Issue[] = [];
   visit(document, {

@@ -119,4 +119,16 @@ describe('positions in policy files', () => {
     const found = result.issues.find((each) => each.code === 'invalid-duration');
     expect(found?.line).toBe(lineOf(text, 'initial: soon'));
   });
+
+  it('places a finding across policies in the right document of a file, past one YAML could not read', () => {
+    // Those findings are located after every file is read, from the text read again.
+    const broken = 'kind: RetryPolicy\nmetadata: {name: [}\n';
+    const text = `${BILLING}---\n${broken}---\n# the same policy again\n${BILLING}`;
+    const result = loadPolicyText(text, 'three.yaml');
+    const duplicate = result.issues.filter((each) => each.code === 'duplicate-policy-name');
+    const second = text.indexOf('# the same policy again');
+    const line = text.slice(0, second).split('\n').length + lineOf(BILLING, 'name: billing.order-placed');
+    expect(duplicate).toMatchObject([{ file: 'three.yaml', path: ['metadata', 'name'], line, column: 9 }]);
+    expect(result.issues.map((each) => each.code)).toContain('yaml-syntax');
+  });
 });
