@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# The quick check to run after each change (`npm run check`, a few minutes): build, lint, type-check
-# and the unit suite, stopping at the first red step. Given paths (`npm run check -- runtime/kafka`),
-# it also runs the integration test files that import code under them, or that match them, on the
-# local brokers (started first if they are not running). `npm test` runs everything.
+# The quick check to run after each change (`npm run check`, a few minutes): build, lint, type-check,
+# the API reports (api/) and the unit suite, stopping at the first red step. Given paths
+# (`npm run check -- runtime/kafka`), it also runs the integration test files that import code
+# under them, or that match them, on the local brokers (started first if they are not running).
+# `npm test` runs everything.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -12,6 +13,7 @@ echo "::: build" && npm run --silent build
 export RETRY_TOPOLOGY_DIST_BUILT=1
 echo "::: lint" && npm run --silent lint
 echo "::: typecheck" && npm run --silent typecheck
+echo "::: api report" && npm run --silent api:check
 echo "::: unit" && npx vitest run --project unit
 if [[ $# -gt 0 ]]; then
   # Test files named by a path run as they are; a source path brings the integration files that

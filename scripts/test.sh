@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The whole test run, as `npm test` and CI run it, cheapest step first, stopping at the first red
-# one: build, lint, type-check and the unit suite (then at the peers' floors and on Node 22 and
+# one: build, lint, type-check, the API reports and the unit suite (then at the peers' floors and on Node 22 and
 # 24), while the local brokers start (installed on first use) and the slow builds run beside them; then every suite against the real brokers, the
 # clusters' fault tests, the package as users get it, and `pulumi up` for real. The last lines of
 # the output list every step with its result and wall time, the first failing test with its
@@ -115,6 +115,8 @@ step build build npm run --silent build
 export RETRY_TOPOLOGY_DIST_BUILT=1 # the unit suite's set-up need not compile dist/ again
 step lint check npm run --silent lint
 step typecheck check npm run --silent typecheck
+# The public surface against the committed API reports (api/; docs/versioning.md).
+step "api report" check npm run --silent api:check
 suite unit --project unit
 # The package at the oldest version of each peer its ranges allow (the devDependencies are the
 # newest), and the unit suite and the CLI on the other supported Node majors (22 and 24; every
