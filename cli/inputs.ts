@@ -1,7 +1,8 @@
 import { stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { glob, isDynamicPattern } from 'tinyglobby';
-import { compareText, type Issue, type LoadResult, type PolicyFile } from '../policy';
+import type { Issue, LoadResult, PolicyFile } from '../policy';
+import { compareText } from '../policy/issues';
 
 /**
  * What the command line names, as policy files:

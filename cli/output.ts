@@ -1,4 +1,5 @@
-import { formatIssue, type Issue, printable, sortIssues } from '../policy';
+import { formatIssue, type Issue, sortIssues } from '../policy';
+import { printable } from '../policy/printable';
 
 /** The CLI's one place for reading input and writing; tests pass their own instead of the process's. */
 export interface Output {

@@ -1,10 +1,25 @@
-/** Public API of the policy core: policy → validated Policy → RetryPlan. */
+/**
+ * Public API of the policy core: policy → validated Policy → RetryPlan. Every name is listed, so
+ * a new export is a decision (api/retry-topology.api.md shows the surface; docs/versioning.md).
+ */
 export { ISSUE_CODES, type IssueCode, type Severity, WARNING_CODES } from './codes';
-export { formatDuration, parseDuration, toIso8601 } from './duration';
+export { formatDuration, parseDuration } from './duration';
 export { RetryTopologyError } from './errors';
-export * from './input';
 export {
-  compareText,
+  API_VERSION,
+  type BackoffInput,
+  type ClassifyInput,
+  type DurationText,
+  type ErrorMatchInput,
+  type KafkaTargetInput,
+  type PolicyInput,
+  type PolicySpecInput,
+  type RabbitTargetInput,
+  type ServiceBusQueueInput,
+  type ServiceBusSubscriptionInput,
+  type ServiceBusTargetInput,
+} from './input';
+export {
   formatIssue,
   formatLocation,
   formatPath,
@@ -13,6 +28,7 @@ export {
   type Issue,
   type IssuePath,
   PolicyError,
+  type SourceText,
   sortIssues,
 } from './issues';
 export { policyJsonSchema } from './json-schema';
@@ -22,14 +38,44 @@ export {
   type LoadResult,
   loadPolicyFiles,
   loadPolicyText,
-  MAX_FILE_BYTES,
   type PolicyFile,
 } from './load';
 export type { LoadedPolicy } from './loaded';
 export { parsePolicy } from './parse';
 export { derivePlan } from './plan/derive';
-export { kafkaReplication, QUORUM_REPLICAS_ARGUMENT, quorumReplication } from './plan/replication';
-export type * from './plan/types';
-export { PLAN_VERSION } from './plan/types';
-export { hasUnsafeCharacters, printable, safeJson } from './printable';
-export type * from './types';
+export {
+  type ClassificationPlan,
+  type DeliveryRules,
+  type KafkaPlan,
+  type KafkaTopicSpec,
+  type Level,
+  PLAN_VERSION,
+  type RabbitBindingSpec,
+  type RabbitExchangeSpec,
+  type RabbitMqPlan,
+  type RabbitPermissionSpec,
+  type RabbitPolicySpec,
+  type RabbitQueueSpec,
+  type RangeMs,
+  type Replication,
+  type RetryPlan,
+  type ServiceBusDeadLetterQueue,
+  type ServiceBusEntityProperties,
+  type ServiceBusEntitySpec,
+  type ServiceBusPlan,
+  type Stage,
+} from './plan/types';
+export type {
+  Backoff,
+  Classification,
+  Environment,
+  ErrorMatch,
+  Jitter,
+  KafkaAcks,
+  KafkaTarget,
+  Policy,
+  RabbitMode,
+  RabbitTarget,
+  ServiceBusCommon,
+  ServiceBusTarget,
+} from './types';

@@ -65,7 +65,8 @@ export interface KafkaTarget {
   ordering: 'park-key' | 'none';
 }
 
-interface ServiceBusCommon {
+/** What a Service Bus target holds for a queue and for a subscription alike. */
+export interface ServiceBusCommon {
   lockDurationMs: number;
   lockRenewalMs: number;
   deliveryLimit: number;

@@ -1,4 +1,5 @@
-import { type RetryPlan, safeJson } from '../../policy';
+import type { RetryPlan } from '../../policy';
+import { safeJson } from '../../policy/printable';
 import {
   checkPurgeOptions,
   checkReplayOptions,

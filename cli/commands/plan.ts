@@ -1,5 +1,6 @@
-import { derivePlan, type RetryPlan, safeJson } from '../../policy';
+import { derivePlan, type RetryPlan } from '../../policy';
 import type { TargetName } from '../../policy/plan/targets';
+import { safeJson } from '../../policy/printable';
 import { oneOf, parseCommandArgs, positionalCount, UsageError } from '../args';
 import { planMarkdown, planText } from '../format/plan-text';
 import { loadInputs } from '../load-inputs';

@@ -1,4 +1,5 @@
-import { formatDuration, parseDuration, safeJson } from '../../policy';
+import { formatDuration, parseDuration } from '../../policy';
+import { safeJson } from '../../policy/printable';
 import { parseCommandArgs, UsageError } from '../args';
 import { replaySimulationCommand } from '../dead-letters/simulate-replay';
 import { loadInputs } from '../load-inputs';

@@ -1,5 +1,6 @@
-import { formatDuration, type RetryPlan, safeJson } from '../../policy';
+import { formatDuration, type RetryPlan } from '../../policy';
 import type { TargetName } from '../../policy/plan/targets';
+import { safeJson } from '../../policy/printable';
 import { mulberry32 } from '../../policy/random';
 import { type Clock, decide, TransientError } from '../../runtime';
 import { Pacer } from '../../runtime/dead-letters';

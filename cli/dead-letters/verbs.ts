@@ -1,4 +1,5 @@
-import { type RetryPlan, safeJson } from '../../policy';
+import type { RetryPlan } from '../../policy';
+import { safeJson } from '../../policy/printable';
 import type { DeadLetters } from '../../runtime/dead-letters';
 import { EXIT, type Output } from '../output';
 import type { DeadLetterArgs } from './args';

@@ -1,4 +1,5 @@
-import { QUORUM_REPLICAS_ARGUMENT, type RabbitMqPlan, type RabbitQueueSpec } from '../../policy';
+import type { RabbitMqPlan, RabbitQueueSpec } from '../../policy';
+import { QUORUM_REPLICAS_ARGUMENT } from '../../policy/plan/replication';
 import { code } from '../format/markdown';
 import { byKey, pairsOf, type ResourceChange, settingChanges } from './risk';
 

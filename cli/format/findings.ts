@@ -1,12 +1,5 @@
-import {
-  formatIssue,
-  formatPath,
-  type Issue,
-  type LoadedPolicy,
-  printable,
-  safeJson,
-  sortIssues,
-} from '../../policy';
+import { formatIssue, formatPath, type Issue, type LoadedPolicy, sortIssues } from '../../policy';
+import { printable, safeJson } from '../../policy/printable';
 
 /**
  * validate's machine-readable outputs. JSON: every finding with its file, line, column, path,

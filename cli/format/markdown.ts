@@ -1,4 +1,4 @@
-import { printable } from '../../policy';
+import { printable } from '../../policy/printable';
 
 /**
  * Markdown that GitHub renders in a pull-request comment. Every value that comes from a policy

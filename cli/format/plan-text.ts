@@ -1,6 +1,7 @@
 import type { Issue, RetryPlan } from '../../policy';
-import { formatIssue, printable } from '../../policy';
+import { formatIssue } from '../../policy';
 import { TARGETS, type TargetName } from '../../policy/plan/targets';
+import { printable } from '../../policy/printable';
 import {
   deadLetterLines,
   headline,

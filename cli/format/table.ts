@@ -1,4 +1,4 @@
-import { printable } from '../../policy';
+import { printable } from '../../policy/printable';
 
 /** Left-aligned columns separated by two spaces; cells are escaped (printable), so a row stays one line. */
 export function textTable(input: readonly string[][], indent = '  '): string[] {

@@ -1,4 +1,4 @@
-import { printable } from '../../policy';
+import { printable } from '../../policy/printable';
 import type { TimelineMark } from './timeline-model';
 import type { Topology } from './topology-model';
 

@@ -1,4 +1,4 @@
-import { printable } from '../../policy';
+import { printable } from '../../policy/printable';
 
 /**
  * The few SVG building blocks the pictures share. GitHub shows an SVG inline only when it is

@@ -2,14 +2,8 @@ import { existsSync, mkdtempSync, readFileSync, truncateSync, writeFileSync } fr
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  checkDocument,
-  ISSUE_CODES,
-  type IssueCode,
-  loadPolicyFiles,
-  loadPolicyText,
-  MAX_FILE_BYTES,
-} from '../../policy';
+import { checkDocument, ISSUE_CODES, type IssueCode, loadPolicyFiles, loadPolicyText } from '../../policy';
+import { MAX_FILE_BYTES } from '../../policy/load';
 import { refusedSettingIssues } from '../../policy/rules/rabbitmq-settings';
 import { changed, cleanPolicy, withChanges } from './fixtures';
 

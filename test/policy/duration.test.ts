@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { formatDuration, parseDuration, toIso8601 } from '../../policy';
+import { formatDuration, parseDuration } from '../../policy';
+import { toIso8601 } from '../../policy/duration';
 
 describe('parseDuration', () => {
   it.each([

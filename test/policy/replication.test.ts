@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  checkDocument,
-  derivePlan,
-  type Issue,
-  kafkaReplication,
-  type PolicyInput,
-  parsePolicy,
-  quorumReplication,
-} from '../../policy';
+import { checkDocument, derivePlan, type Issue, type PolicyInput, parsePolicy } from '../../policy';
+import { kafkaReplication, quorumReplication } from '../../policy/plan/replication';
 import { withChanges } from './fixtures';
 
 const T = ['spec', 'targets'] as const;
