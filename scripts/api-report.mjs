@@ -10,7 +10,7 @@
 // to a file under api/ (docs/versioning.md).
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
 
 const root = resolve(import.meta.dirname, '..');
@@ -85,9 +85,9 @@ function configFor(entry, folder, temp) {
           'ae-missing-release-tag': { logLevel: 'none' },
           // The report marks an undocumented name; the docs/ pages are the documentation.
           'ae-undocumented': { logLevel: 'none' },
-          // An exported signature that names a type the entry point does not export: shown in the
-          // report, where review sees it, and printed.
-          'ae-forgotten-export': { logLevel: 'warning', addToApiReportFile: true },
+          // An exported signature that names a type the entry point does not export: checked below
+          // against every entry point's exports.
+          'ae-forgotten-export': { logLevel: 'warning', addToApiReportFile: false },
         },
         // The comments are JSDoc written for editors, not TSDoc for a documentation site.
         tsdocMessageReporting: { default: { logLevel: 'none' } },
@@ -102,6 +102,10 @@ mkdirSync(written, { recursive: true });
 const entries = entryPoints();
 let errors = 0;
 const warnings = [];
+/** Signatures that name a type their entry point does not export: the entry point and the name. */
+const forgotten = [];
+/** Every name some entry point exports. */
+const exported = new Set();
 try {
   // One compiler program for every entry point: they share most of their declarations.
   const first = configFor(entries[0], written, join(temp, 'work'));
@@ -118,21 +122,28 @@ try {
         if (message.logLevel === 'none' || message.logLevel === 'verbose' || message.logLevel === 'info') return;
         // API Extractor's own notes on the report files: the summary below says what matters.
         if (message.logLevel !== 'error' && message.messageId.startsWith('console-')) return;
+        if (message.messageId === 'ae-forgotten-export') {
+          const symbol = /The symbol "([^"]+)"/.exec(message.text)?.[1] ?? message.text;
+          const where = `${relative(root, message.sourceFilePath ?? '')}:${message.sourceFileLine}`;
+          forgotten.push({ entry: entry.name, symbol, where });
+          return;
+        }
         const text = `${entry.name}: ${message.formatMessageWithLocation(root)}`;
         if (message.logLevel === 'error') console.error(`api-report: ERROR ${text}`);
         else warnings.push(text);
       },
     });
     errors += result.errorCount;
-    // API Extractor writes these into the report rather than to the console: say so here too.
-    const report = readFileSync(join(written, `${entry.name}.api.md`), 'utf8');
-    const forgotten = [...report.matchAll(/\(ae-forgotten-export\) The symbol "([^"]+)"/g)];
-    const symbols = [...new Set(forgotten.map((match) => match[1]))];
-    if (symbols.length > 0) {
-      warnings.push(
-        `${entry.name}: exported signatures name types this entry point does not export ` +
-          `(ae-forgotten-export): ${symbols.join(', ')}`,
-      );
+    for (const name of exportedNames(readFileSync(join(written, `${entry.name}.api.md`), 'utf8'))) {
+      exported.add(name);
+    }
+  }
+  // A signature may name a type another entry point exports (the plan types of `retry-topology`
+  // in the runtime's signatures): users import it from there. A type no entry point exports
+  // cannot be named by users at all.
+  for (const { entry, symbol, where } of forgotten) {
+    if (!exported.has(symbol)) {
+      warnings.push(`${entry}: ${where} names "${symbol}", which no entry point exports (ae-forgotten-export)`);
     }
   }
   for (const warning of warnings) console.error(`api-report: warning ${warning}`);
@@ -151,6 +162,12 @@ try {
   }
 } finally {
   rmSync(temp, { recursive: true, force: true });
+}
+
+/** The names a report declares as exported. */
+function exportedNames(report) {
+  const declaration = /^export (?:declare )?(?:abstract )?(?:class|interface|type|function|const|enum|namespace) (\w+)/gm;
+  return [...report.matchAll(declaration)].map((match) => match[1]);
 }
 
 /** True when api/ holds exactly the reports just made; otherwise says which differ, and how to fix. */
