@@ -80,10 +80,10 @@ import {
   type ConsumedMessage,
   createKafkaRetry,
   declareKafkaTopology,
-  KAFKA_DEFAULTS,
   type KafkaRetry,
   type OutgoingMessage,
 } from '../../runtime/kafka';
+import { KAFKA_DEFAULTS } from '../../runtime/kafka/options';
 import {
   BROKERS,
   type ConsumerSettings,

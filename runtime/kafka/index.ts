@@ -8,33 +8,29 @@ export type {
   ConsumedMessage,
   ConsumerLike,
   EachBatchPayloadLike,
+  EachMessagePayloadLike,
+  HeaderValue,
   KafkaClient,
   KafkaHeaders,
   KafkaLike,
   OutgoingMessage,
   ProducerLike,
+  RecordMetadataLike,
+  RunConfigLike,
+  TopicPartitions,
 } from './contract';
 export type { DeadLetterConsumer } from './dead-letter-pass';
 export { type KafkaDeadLetterAdmin, type KafkaDeadLetterOptions, kafkaDeadLetters } from './dead-letters';
 export { type DeclaredTopology, declareKafkaTopology } from './declare';
-export { type DueReading, dueAt } from './due';
 export { KafkaRetryError, type KafkaRetryErrorCode } from './errors';
-export {
-  deadLetterCopyHeaders,
-  headerText,
-  KAFKA_HEADERS,
-  type Origin,
-  originOf,
-  parkedCopyHeaders,
-  retryCopyHeaders,
-} from './headers';
+export { headerText, KAFKA_HEADERS, type Origin } from './headers';
 export { createKafkaRetry, type KafkaRetry } from './kafka-retry';
-export {
-  KAFKA_DEFAULTS,
-  type KafkaHandler,
-  type KafkaHandlerContext,
-  type KafkaRetryEvent,
-  type KafkaRetryOptions,
-  type KafkaRole,
+export type {
+  KafkaEventPosition,
+  KafkaHandler,
+  KafkaHandlerContext,
+  KafkaRetryEvent,
+  KafkaRetryOptions,
+  KafkaRole,
 } from './options';
 export { KAFKA_PRODUCER_SETTINGS } from './producer-settings';

@@ -25,7 +25,8 @@ export type KafkaHandler = (message: ConsumedMessage, context: KafkaHandlerConte
 
 export type KafkaRole = 'main' | 'retry';
 
-interface At {
+/** Where an event happened: the consumer's role and the record's topic, partition and offset. */
+export interface KafkaEventPosition {
   role: KafkaRole;
   topic: string;
   partition: number;
@@ -34,7 +35,7 @@ interface At {
 
 /** What the runtime did, for logs and tests. Errors it recovered from come as `failed`. */
 export type KafkaRetryEvent =
-  | (At & {
+  | (KafkaEventPosition & {
       type: 'handled';
       attempt: number;
       outcome: 'success' | 'retry' | 'dead-letter' | 'requeued';
@@ -42,9 +43,9 @@ export type KafkaRetryEvent =
       destination?: string;
     })
   /** park-key: copied behind `behind`, the source offset of an older record of its key in the chain. */
-  | (At & { type: 'parked'; destination: string; notBefore: number; behind: number })
-  | (At & { type: 'waiting'; dueAt: number })
-  | (At & { type: 'failed'; error: KafkaRetryError; retryInMs?: number });
+  | (KafkaEventPosition & { type: 'parked'; destination: string; notBefore: number; behind: number })
+  | (KafkaEventPosition & { type: 'waiting'; dueAt: number })
+  | (KafkaEventPosition & { type: 'failed'; error: KafkaRetryError; retryInMs?: number });
 
 export interface KafkaRetryOptions {
   plan: RetryPlan;

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { dueAt } from '../../../runtime/kafka';
+import { dueAt } from '../../../runtime/kafka/due';
 
 const level = { min: 1_000, max: 2_000 };
 const produced = 1_700_000_000_000;

@@ -1,13 +1,12 @@
 import { describe, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
+import { headerText, KAFKA_HEADERS } from '../../../runtime/kafka';
 import {
   deadLetterCopyHeaders,
-  headerText,
-  KAFKA_HEADERS,
   originOf,
   parkedCopyHeaders,
   retryCopyHeaders,
-} from '../../../runtime/kafka';
+} from '../../../runtime/kafka/headers';
 import { billingPlan } from '../plan-fixture';
 
 const origin = { topic: 'bookstore.orders', partition: 2, offset: '41' };
