@@ -13,7 +13,8 @@
  */
 import { randomBytes } from 'node:crypto';
 import amqplib from 'amqplib';
-import { consumeWithRetries, declareTopology, deleteTopology, managementApi } from '../../runtime/rabbitmq';
+import { declareTopology, deleteTopology, managementApi } from '../../runtime/rabbitmq';
+import { consumeWithHooks } from '../../runtime/rabbitmq/consumer';
 import { benchPlan } from '../plan';
 
 const URL = process.env.RABBITMQ_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
@@ -52,7 +53,7 @@ async function round(connection: amqplib.ChannelModel): Promise<{ ms: number; re
     const through = new Promise<void>((resolve) => {
       allThrough = resolve;
     });
-    const consumer = await consumeWithRetries(
+    const consumer = await consumeWithHooks(
       channel,
       plan,
       async (message, { attempt }) => {

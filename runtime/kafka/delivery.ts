@@ -8,7 +8,7 @@ import { type FinalDecision, type HandlerRun, runHandler } from '../run-handler'
 import type { ConsumedMessage, ConsumerLike, KafkaClient, ProducerLike } from './contract';
 import type { PartitionGate } from './gate';
 import { headerText, KAFKA_HEADERS, type Origin, originOf } from './headers';
-import type { KafkaHandler, KafkaRetryEvent, KafkaRetryOptions, KafkaRole } from './options';
+import type { KafkaHandler, KafkaRetryEvent, KafkaRole, KafkaTestHooks } from './options';
 
 /** What every delivery shares: the rules, the clients, the injected world. */
 export interface Runtime {
@@ -22,7 +22,7 @@ export interface Runtime {
   countParked: (role: KafkaRole) => void;
   stopping: AbortSignal;
   emit: (event: KafkaRetryEvent) => void;
-  afterCopyProduced?: KafkaRetryOptions['afterCopyProduced'];
+  afterCopyProduced?: KafkaTestHooks['afterCopyProduced'];
 }
 
 export interface Delivery {

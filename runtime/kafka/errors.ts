@@ -14,7 +14,8 @@ import { RetryTopologyError } from '../../policy/errors';
  * - unknown-topic: a record from a topic that is not in the plan; left uncommitted, partition held.
  * - produce-failed: a retry, parking or dead-letter copy was not acked; not committed, read again
  *   after a back-off.
- * - step-failed: the fault hook threw between produce and commit; as produce-failed.
+ * - step-failed: a step between produce and commit failed (an unexpected error in a batch, or the
+ *   fault tests' hook); as produce-failed.
  * - chain-read-failed: per-key order could not read the retry topics' commits
  *   and ends after an assignment; the chain stays paused and is tried again after a back-off.
  * - consumer-crashed: a consumer the runtime made (run(kafka)) crashed; reported as `failed`

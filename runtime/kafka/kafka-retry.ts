@@ -9,7 +9,7 @@ import type { ConsumerLike, KafkaLike } from './contract';
 import type { Runtime } from './delivery';
 import { KafkaRetryError } from './errors';
 import { PartitionGate } from './gate';
-import { KAFKA_DEFAULTS, type KafkaRetryOptions, type KafkaRole } from './options';
+import { KAFKA_DEFAULTS, type KafkaRetryOptions, type KafkaRole, type KafkaTestHooks } from './options';
 
 export interface KafkaRetry {
   /**
@@ -48,6 +48,14 @@ export interface KafkaRetry {
  * the plan says `park-key`: one consumer owns each chain (chains.ts), docs/kafka.md.
  */
 export function createKafkaRetry(options: KafkaRetryOptions): KafkaRetry {
+  return createKafkaRetryWithHooks(options);
+}
+
+/**
+ * createKafkaRetry with the fault tests' hooks (KafkaTestHooks). Not exported by the entry
+ * point: the tests and benchmarks import it from this file.
+ */
+export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTestHooks): KafkaRetry {
   const rules = targetRules(options.plan, 'kafka');
   const client = options.client ?? KAFKA_DEFAULTS.client;
   const clock = options.clock ?? systemClock;

@@ -77,7 +77,27 @@ export interface KafkaRetryOptions {
    */
   consumerSettings?: Record<string, unknown>;
   onEvent?: (event: KafkaRetryEvent) => void;
-  /** For fault tests: runs after a copy is acked and before the offset is committed. */
+  /**
+   * @deprecated A hook for this package's own fault tests, not an extension point; kept until
+   * 0.2.0. To follow each copy, use `onEvent` (`handled`, with its `destination`).
+   */
+  afterCopyProduced?: (at: {
+    topic: string;
+    partition: number;
+    offset: string;
+    destination: string;
+  }) => Promise<void> | void;
+}
+
+/**
+ * Hooks for the package's own fault tests, taken by createKafkaRetryWithHooks (kafka-retry.ts)
+ * and not by the public entry point.
+ */
+export interface KafkaTestHooks {
+  /**
+   * Runs after a copy is acked and before the offset is committed. A throw stands for a process
+   * that died there: the record is not committed (`step-failed`).
+   */
   afterCopyProduced?: (at: {
     topic: string;
     partition: number;

@@ -43,7 +43,14 @@ export interface RabbitConsumerOptions {
    * same error once the deliveries in flight have settled; re-consume or exit from either.
    */
   onCancel?: (error: RetryTopologyError) => void;
-  /** For fault tests: runs after a retry copy is confirmed and before the original is acked. */
+}
+
+/**
+ * Hooks for the package's own fault tests, taken by consumeWithHooks and not by the public entry
+ * point.
+ */
+export interface RabbitTestHooks {
+  /** Runs after a retry copy is confirmed and before the original is acked. */
   afterCopyConfirmed?: (message: ConsumeMessage) => Promise<void> | void;
 }
 
@@ -89,6 +96,19 @@ export async function consumeWithRetries(
   plan: RetryPlan,
   handler: RabbitHandler,
   options: RabbitConsumerOptions = {},
+): Promise<RabbitConsumer> {
+  return consumeWithHooks(channel, plan, handler, { ...options, afterCopyConfirmed: undefined });
+}
+
+/**
+ * consumeWithRetries with the fault tests' hooks (RabbitTestHooks). Not exported by the entry
+ * point: the tests and benchmarks import it from this file.
+ */
+export async function consumeWithHooks(
+  channel: ConfirmChannel,
+  plan: RetryPlan,
+  handler: RabbitHandler,
+  options: RabbitConsumerOptions & RabbitTestHooks = {},
 ): Promise<RabbitConsumer> {
   const rules = targetRules(plan, 'rabbitmq');
   assertBrokerVersion(channel, plan, rules);

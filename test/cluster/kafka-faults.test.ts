@@ -5,12 +5,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryPlan } from '../../policy';
 import { PermanentError, TransientError } from '../../runtime';
 import {
-  createKafkaRetry,
   declareKafkaTopology,
   KAFKA_PRODUCER_SETTINGS,
   type KafkaLike,
   type KafkaRetry,
 } from '../../runtime/kafka';
+import { createKafkaRetryWithHooks } from '../../runtime/kafka/kafka-retry';
 import {
   behaviour,
   type FaultWindow,
@@ -187,7 +187,7 @@ describe.each([
     });
 
     it('loses nothing through three kills of a retry-topic leader', async () => {
-      retry = createKafkaRetry({
+      retry = createKafkaRetryWithHooks({
         plan,
         producer: copies,
         fromBeginning: true,

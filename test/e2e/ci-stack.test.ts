@@ -5,6 +5,7 @@ import { planJson } from '../../components/plan';
 import type { RetryPlan } from '../../policy';
 import { HEADERS } from '../../runtime';
 import { consumeWithRetries, type RabbitConsumer } from '../../runtime/rabbitmq';
+import { consumeWithHooks } from '../../runtime/rabbitmq/consumer';
 import {
   type Broker,
   body,
@@ -261,7 +262,7 @@ describe.skipIf(skip)('the ci stack, provisioned by the real Pulumi engine on th
     expect(requireRabbit(slow).levels[0]?.delayMs).toBe(SLOW_LEVEL_1_MS);
     const copied: Record<string, number> = {};
     const seen = new Deliveries((_id, attempt) => (attempt === 1 ? '503' : 'ok'));
-    consumer = await consumeWithRetries(live.channel, slow, seen.handler, {
+    consumer = await consumeWithHooks(live.channel, slow, seen.handler, {
       afterCopyConfirmed: (message) => {
         copied[body(message).id] = Date.now() - seen.start;
       },

@@ -4,11 +4,12 @@ import type { KafkaPlan, PolicyInput, RetryPlan } from '../../../policy';
 import type { MeterLike } from '../../../runtime';
 import {
   type ConsumedMessage,
-  createKafkaRetry,
   declareKafkaTopology,
   type KafkaRetry,
   type KafkaRetryOptions,
 } from '../../../runtime/kafka';
+import { createKafkaRetryWithHooks } from '../../../runtime/kafka/kafka-retry';
+import type { KafkaTestHooks } from '../../../runtime/kafka/options';
 import { billingPlanFor } from '../../support/billing-policy';
 import {
   BROKERS,
@@ -118,11 +119,13 @@ export class Harness {
    * early (a process going away), else close does.
    */
   async start(
-    options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & { producer?: KafkaRetryOptions['producer'] },
+    options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & {
+      producer?: KafkaRetryOptions['producer'];
+    } & KafkaTestHooks,
     consumers: { main?: ConsumerSettings; retry?: ConsumerSettings } = {},
   ): Promise<Instance> {
     const client = this.client;
-    const retry = createKafkaRetry({
+    const retry = createKafkaRetryWithHooks({
       plan: this.plan,
       producer: this.producer,
       admin: this.clientAdmin,
@@ -159,9 +162,11 @@ export class Harness {
    * (run(kafka)): with per-key order, one that reads the whole chain. `stop` ends it early, else close does.
    */
   async startChain(
-    options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & { producer?: KafkaRetryOptions['producer'] },
+    options: Omit<KafkaRetryOptions, 'plan' | 'producer'> & {
+      producer?: KafkaRetryOptions['producer'];
+    } & KafkaTestHooks,
   ): Promise<Pick<Instance, 'retry' | 'stop'>> {
-    const retry = createKafkaRetry({
+    const retry = createKafkaRetryWithHooks({
       plan: this.plan,
       producer: this.producer,
       admin: this.clientAdmin,

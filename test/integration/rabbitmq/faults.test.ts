@@ -2,6 +2,7 @@ import type { ConfirmChannel } from 'amqplib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HEADERS } from '../../../runtime';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
+import { consumeWithHooks } from '../../../runtime/rabbitmq/consumer';
 import {
   body,
   connect,
@@ -41,7 +42,7 @@ describe('faults on a real RabbitMQ', () => {
     const seen: number[] = [];
     // First consumer: the handler fails once; right after the copy is confirmed the connection dies.
     const dying = await connect();
-    await consumeWithRetries(
+    await consumeWithHooks(
       dying.channel,
       plan,
       async (_message, context) => {

@@ -2,6 +2,7 @@ import type { ConsumeMessage } from 'amqplib';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { RetryPlan } from '../../../policy';
 import { consumeWithRetries } from '../../../runtime/rabbitmq';
+import { consumeWithHooks } from '../../../runtime/rabbitmq/consumer';
 import {
   type Broker,
   body,
@@ -96,7 +97,7 @@ describe('consumers sharing one channel on a real RabbitMQ', () => {
     const finished: string[] = [];
     const copied: string[] = [];
 
-    await consumeWithRetries(
+    await consumeWithHooks(
       worker.channel,
       fast,
       async (message) => {

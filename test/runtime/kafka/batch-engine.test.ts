@@ -8,6 +8,8 @@ import {
   type KafkaRetryEvent,
   type KafkaRetryOptions,
 } from '../../../runtime/kafka';
+import { createKafkaRetryWithHooks } from '../../../runtime/kafka/kafka-retry';
+import type { KafkaTestHooks } from '../../../runtime/kafka/options';
 import { FakeClock, flush } from '../../support/fake-clock';
 import { billingPlan, httpError, InvalidCurrencyError } from '../plan-fixture';
 import { BatchConsumer, BatchProducer } from './batch-fakes';
@@ -30,13 +32,17 @@ const TRACE = {
   'x-request-id': 'req-7f3a',
 };
 
-async function setUp(handler: KafkaHandler, options: Partial<KafkaRetryOptions> = {}, on: RetryPlan = plan) {
+async function setUp(
+  handler: KafkaHandler,
+  options: Partial<KafkaRetryOptions & KafkaTestHooks> = {},
+  on: RetryPlan = plan,
+) {
   const clock = new FakeClock();
   const consumer = new BatchConsumer();
   const retrying = new BatchConsumer();
   const producer = new BatchProducer(consumer.log);
   const events: KafkaRetryEvent[] = [];
-  const retry = createKafkaRetry({
+  const retry = createKafkaRetryWithHooks({
     plan: on,
     handler,
     producer,
