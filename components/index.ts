@@ -19,10 +19,8 @@ export {
   type KafkaTopicChild,
   kafkaAclSpecs,
   kafkaTopicSpecs,
-  validateKafkaPrincipal,
 } from './kafka/specs';
 export {
-  componentInputs,
   type InheritedOptions,
   inheritedOptions,
   LIFECYCLE_DEFAULTS,
@@ -31,23 +29,21 @@ export {
   lifecycleOptions,
   resolveLifecycle,
 } from './options';
-export { planJson, requireTarget, TARGET_NAMES, type TargetName } from './plan';
+export { planJson, TARGET_NAMES, type TargetName } from './plan';
 export {
   RABBITMQ_TOPOLOGY_TYPE,
   type RabbitMqConsumerUser,
   type RabbitMqRetryTopologyArgs,
   type RabbitMqTopologyOutputs,
-  validateRabbitMqArgs,
 } from './rabbitmq/args';
 export {
-  policyDefinition,
   type RabbitBindingChild,
   type RabbitExchangeChild,
   type RabbitMqSpecs,
   type RabbitPolicyChild,
+  type RabbitPolicyRefs,
   type RabbitQueueChild,
   rabbitMqSpecs,
-  rabbitQueueKey,
 } from './rabbitmq/specs';
 export {
   type KafkaTargetOptions,
@@ -56,13 +52,12 @@ export {
   RetryTopology,
   type RetryTopologyArgs,
   type ServiceBusTargetOptions,
-  selectTargets,
+  type TargetOptions,
 } from './retry-topology';
 export {
   SERVICE_BUS_TOPOLOGY_TYPE,
   type ServiceBusRetryTopologyArgs,
   type ServiceBusTopologyOutputs,
-  validateServiceBusArgs,
 } from './servicebus/args';
 export {
   type ServiceBusEntityChild,
@@ -71,5 +66,4 @@ export {
   type ServiceBusSubscriptionChild,
   serviceBusEntitySpecs,
   serviceBusRuleSpecs,
-  validateRuleName,
 } from './servicebus/specs';

@@ -13,7 +13,7 @@ import { ServiceBusRetryTopology } from './servicebus/topology';
 export const RETRY_TOPOLOGY_TYPE = 'retry-topology:index:RetryTopology';
 
 /** A target's own options; its lifecycle settings override the ones given for all targets. */
-type TargetOptions<A> = Omit<A, 'plan'> & {
+export type TargetOptions<A> = Omit<A, 'plan'> & {
   /** The provider for this target's resources (else the one inherited from opts, else the default). */
   provider?: pulumi.ProviderResource;
 };

@@ -12,6 +12,7 @@ export { type DeadLetterInfo, deadLetterHeaders, describeError, HEADERS } from '
 export {
   ARCHIVE_FORMAT,
   type ArchivedDeadLetter,
+  type Counted,
   type DeadLetter,
   DeadLetterError,
   type DeadLetterErrorCode,
@@ -21,6 +22,7 @@ export {
   type DeadLetterSummary,
   type DeadLetters,
   deadLetterLocations,
+  type Extreme,
   type PurgeOptions,
   type PurgeReport,
   REPLAY_HEADERS,
@@ -31,7 +33,14 @@ export {
 } from './dead-letters';
 export { type DeadLetterReason, type Decision, type DecisionInput, decide, type TargetRules } from './decide';
 export { PermanentError, RetryTopologyError, type RuntimeErrorCode, TransientError } from './errors';
-export { createMetrics, type MeterLike, noMetrics, type RetryMetrics } from './metrics';
+export {
+  type CounterLike,
+  createMetrics,
+  type HistogramLike,
+  type MeterLike,
+  noMetrics,
+  type RetryMetrics,
+} from './metrics';
 export { parseRetryAfter, retryAfterOf } from './retry-after';
 export { targetRules } from './rules';
 export { type FinalDecision, type HandlerRun, runHandler } from './run-handler';

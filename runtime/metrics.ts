@@ -15,16 +15,18 @@ export interface RetryMetrics {
   handlerDuration(ms: number, outcome: 'success' | 'failure'): void;
 }
 
-interface Counter {
+/** The part of @opentelemetry/api's Counter the runtime uses. */
+export interface CounterLike {
   add(value: number, attributes?: Record<string, string | number>): void;
 }
-interface Histogram {
+/** The part of @opentelemetry/api's Histogram the runtime uses. */
+export interface HistogramLike {
   record(value: number, attributes?: Record<string, string | number>): void;
 }
 /** The part of @opentelemetry/api's Meter we use; a real Meter satisfies it. */
 export interface MeterLike {
-  createCounter(name: string, options?: { description?: string; unit?: string }): Counter;
-  createHistogram(name: string, options?: { description?: string; unit?: string }): Histogram;
+  createCounter(name: string, options?: { description?: string; unit?: string }): CounterLike;
+  createHistogram(name: string, options?: { description?: string; unit?: string }): HistogramLike;
 }
 
 export const noMetrics: RetryMetrics = {

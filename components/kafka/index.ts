@@ -19,6 +19,5 @@ export {
   type KafkaTopicChild,
   kafkaAclSpecs,
   kafkaTopicSpecs,
-  validateKafkaPrincipal,
 } from './specs';
 export { KafkaRetryTopology } from './topology';

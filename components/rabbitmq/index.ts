@@ -12,16 +12,14 @@ export {
   type RabbitMqConsumerUser,
   type RabbitMqRetryTopologyArgs,
   type RabbitMqTopologyOutputs,
-  validateRabbitMqArgs,
 } from './args';
 export {
-  policyDefinition,
   type RabbitBindingChild,
   type RabbitExchangeChild,
   type RabbitMqSpecs,
   type RabbitPolicyChild,
+  type RabbitPolicyRefs,
   type RabbitQueueChild,
   rabbitMqSpecs,
-  rabbitQueueKey,
 } from './specs';
 export { RabbitMqRetryTopology } from './topology';

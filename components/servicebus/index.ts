@@ -12,7 +12,6 @@ export {
   SERVICE_BUS_TOPOLOGY_TYPE,
   type ServiceBusRetryTopologyArgs,
   type ServiceBusTopologyOutputs,
-  validateServiceBusArgs,
 } from './args';
 export {
   type ServiceBusEntityChild,
@@ -21,6 +20,5 @@ export {
   type ServiceBusSubscriptionChild,
   serviceBusEntitySpecs,
   serviceBusRuleSpecs,
-  validateRuleName,
 } from './specs';
 export { ServiceBusRetryTopology } from './topology';

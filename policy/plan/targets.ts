@@ -5,11 +5,7 @@ import type { RetryPlan } from './types';
  * components' `targets` output, the CLI's messages. The policy, the runtime, the components and
  * the CLI all read this one list.
  */
-export const TARGETS = [
-  'rabbitmq',
-  'kafka',
-  'serviceBus',
-] as const satisfies readonly (keyof RetryPlan['targets'])[];
+export const TARGETS = ['rabbitmq', 'kafka', 'serviceBus'] as const satisfies readonly TargetName[];
 
 /** A target as the policy and the plan spell it: `rabbitmq`, `kafka` or `serviceBus`. */
-export type TargetName = (typeof TARGETS)[number];
+export type TargetName = keyof RetryPlan['targets'];

@@ -37,16 +37,12 @@ export interface FailoverEvent {
   downMs: number;
 }
 
-export interface FailoverOptions {
+/** runFailover's options: the reconnect settings consumeWithFailover takes, and its clock and random. */
+export interface FailoverOptions
+  extends Pick<RabbitFailoverOptions, 'reconnectBackoff' | 'onFailover' | 'onConnectError'> {
   clock?: Clock;
   /** Picks the first URL, so consumers spread over the nodes. */
   random?: () => number;
-  /** The wait after a round in which no URL answered: from initialMs, doubling up to maxMs. */
-  reconnectBackoff?: { initialMs: number; maxMs: number };
-  /** Told each time the consumer consumes again after a loss. */
-  onFailover?: (event: FailoverEvent) => void;
-  /** Told about each URL that did not answer. */
-  onConnectError?: (error: unknown, url: string) => void;
 }
 
 export interface FailoverConsumer {
@@ -150,9 +146,13 @@ export async function runFailover(
   };
 }
 
-export interface RabbitFailoverOptions
-  extends RabbitConsumerOptions,
-    Omit<FailoverOptions, 'random' | 'clock'> {
+export interface RabbitFailoverOptions extends RabbitConsumerOptions {
+  /** The wait after a round in which no URL answered: from initialMs, doubling up to maxMs. */
+  reconnectBackoff?: { initialMs: number; maxMs: number };
+  /** Told each time the consumer consumes again after a loss. */
+  onFailover?: (event: FailoverEvent) => void;
+  /** Told about each URL that did not answer. */
+  onConnectError?: (error: unknown, url: string) => void;
   /**
    * Opens a connection to one URL. Default: amqplib's `connect`, with `connectTimeoutMs` on the
    * TCP connect and the AMQP handshake, and `heartbeatSeconds` unless the URL sets `heartbeat`.

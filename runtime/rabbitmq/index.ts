@@ -1,5 +1,7 @@
-export { attemptOf } from './attempt';
-export { PUBLISH_ID_HEADER, publishConfirmed } from './confirm';
+/**
+ * The RabbitMQ adapter (docs/rabbitmq.md): consumeWithRetries on a confirm channel, or
+ * consumeWithFailover across a cluster's nodes, and the dead-letter commands' RabbitMQ side.
+ */
 export {
   consumeWithRetries,
   type RabbitConsumer,
@@ -7,16 +9,13 @@ export {
   type RabbitHandler,
   type RabbitHandlerContext,
 } from './consumer';
-export { copyProperties } from './copy';
 export { type RabbitDeadLetterOptions, rabbitMqDeadLetters } from './dead-letters';
 export { declareTopology, deleteTopology } from './declare';
 export {
   consumeWithFailover,
   type FailoverConsumer,
   type FailoverEvent,
-  type FailoverOptions,
-  type FailoverSession,
   type RabbitFailoverOptions,
-  runFailover,
 } from './failover';
+export type { RefusedPublishBackoff } from './held';
 export { type ManagementApi, managementApi } from './management';

@@ -5,7 +5,6 @@
 
 export { createServiceBusRetry, type ServiceBusRetry } from './consumer';
 export type { PollingReceiver, ScheduleSender, SettlingReceiver, SubscribingReceiver } from './contract';
-export { MAX_DEAD_LETTER_TEXT, MAX_PROPERTY_TEXT, type ServiceBusDeadLetter } from './dead-letter';
 export {
   type DeadLetterReceiver,
   type ReplaySender,
@@ -13,10 +12,5 @@ export {
   serviceBusDeadLetters,
 } from './dead-letters';
 export { type ServiceBusErrorCode, ServiceBusRetryError } from './errors';
-export {
-  SERVICE_BUS_DEFAULTS,
-  type ServiceBusHandler,
-  type ServiceBusHandlerContext,
-  type ServiceBusRetryOptions,
-} from './options';
+export type { ServiceBusHandler, ServiceBusHandlerContext, ServiceBusRetryOptions } from './options';
 export type { ServiceBusOutcome } from './outcome';

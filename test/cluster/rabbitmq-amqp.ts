@@ -1,12 +1,8 @@
 import amqplib, { type ConsumeMessage } from 'amqplib';
 import type { RetryPlan } from '../../policy';
-import {
-  type FailoverConsumer,
-  type FailoverSession,
-  PUBLISH_ID_HEADER,
-  publishConfirmed,
-  runFailover,
-} from '../../runtime/rabbitmq';
+import type { FailoverConsumer } from '../../runtime/rabbitmq';
+import { PUBLISH_ID_HEADER, publishConfirmed } from '../../runtime/rabbitmq/confirm';
+import { type FailoverSession, runFailover } from '../../runtime/rabbitmq/failover';
 import { sleep } from './support';
 
 /**

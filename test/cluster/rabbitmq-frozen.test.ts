@@ -1,12 +1,8 @@
 import amqplib from 'amqplib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryPlan } from '../../policy';
-import {
-  consumeWithFailover,
-  type FailoverConsumer,
-  type FailoverEvent,
-  publishConfirmed,
-} from '../../runtime/rabbitmq';
+import { consumeWithFailover, type FailoverConsumer, type FailoverEvent } from '../../runtime/rabbitmq';
+import { publishConfirmed } from '../../runtime/rabbitmq/confirm';
 import {
   amqpUrl,
   clusterPlan,

@@ -8,8 +8,8 @@ import {
   type FailoverConsumer,
   type FailoverEvent,
   managementApi,
-  publishConfirmed,
 } from '../../runtime/rabbitmq';
+import { publishConfirmed } from '../../runtime/rabbitmq/confirm';
 import {
   amqpUrl,
   cluster,

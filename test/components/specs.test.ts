@@ -6,19 +6,19 @@ import {
   LIFECYCLE_DEFAULTS,
   lifecycleOptions,
   planJson,
-  policyDefinition,
   rabbitMqSpecs,
-  requireTarget,
   resolveLifecycle,
-  selectTargets,
   serviceBusEntitySpecs,
   serviceBusRuleSpecs,
   TopologyError,
-  validateKafkaPrincipal,
-  validateRabbitMqArgs,
-  validateRuleName,
-  validateServiceBusArgs,
 } from '../../components';
+import { validateKafkaPrincipal } from '../../components/kafka/specs';
+import { requireTarget } from '../../components/plan';
+import { validateRabbitMqArgs } from '../../components/rabbitmq/args';
+import { policyDefinition } from '../../components/rabbitmq/specs';
+import { selectTargets } from '../../components/retry-topology';
+import { validateServiceBusArgs } from '../../components/servicebus/args';
+import { validateRuleName } from '../../components/servicebus/specs';
 import type { RetryPlan } from '../../policy';
 import { billingDocument, planOf, withValues } from './harness';
 

@@ -4,7 +4,7 @@ import amqplib from 'amqplib';
 import { Kafka, logLevel } from 'kafkajs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RetryPlan } from '../../policy';
-import { publishConfirmed } from '../../runtime/rabbitmq';
+import { publishConfirmed } from '../../runtime/rabbitmq/confirm';
 import {
   amqpUrl,
   cluster,

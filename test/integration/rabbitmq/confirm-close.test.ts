@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { RetryTopologyError } from '../../../runtime';
-import { publishConfirmed } from '../../../runtime/rabbitmq';
+import { publishConfirmed } from '../../../runtime/rabbitmq/confirm';
 import { connect, uniqueName } from './support';
 
 /**

@@ -1,7 +1,7 @@
 import type { ConsumeMessage } from 'amqplib';
 import { describe, expect, it } from 'vitest';
-import { copyProperties } from '../../../runtime/rabbitmq';
 import { isBrokerHeader } from '../../../runtime/rabbitmq/broker-headers';
+import { copyProperties } from '../../../runtime/rabbitmq/copy';
 
 function delivery(headers: Record<string, unknown>): ConsumeMessage {
   return {

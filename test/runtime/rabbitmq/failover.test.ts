@@ -1,11 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  consumeWithFailover,
-  type FailoverEvent,
-  type FailoverSession,
-  runFailover,
-} from '../../../runtime/rabbitmq';
-import { withHeartbeat } from '../../../runtime/rabbitmq/failover';
+import { consumeWithFailover, type FailoverEvent } from '../../../runtime/rabbitmq';
+import { type FailoverSession, runFailover, withHeartbeat } from '../../../runtime/rabbitmq/failover';
 import { FakeClock } from '../../support/fake-clock';
 import { billingPlan } from '../plan-fixture';
 import { recordingChannel } from './recording-channel';

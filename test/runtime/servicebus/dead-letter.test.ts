@@ -2,8 +2,12 @@ import { createRequire } from 'node:module';
 import type { DeadLetterOptions, ServiceBusReceiver } from '@azure/service-bus';
 import { describe, expect, it } from 'vitest';
 import { HEADERS, PermanentError } from '../../../runtime';
-import { MAX_DEAD_LETTER_TEXT, MAX_PROPERTY_TEXT } from '../../../runtime/servicebus';
-import { deadLetterOptions, truncate } from '../../../runtime/servicebus/dead-letter';
+import {
+  deadLetterOptions,
+  MAX_DEAD_LETTER_TEXT,
+  MAX_PROPERTY_TEXT,
+  truncate,
+} from '../../../runtime/servicebus/dead-letter';
 import { queueHarness, serviceBusPlan } from './harness';
 
 const loneSurrogate = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
