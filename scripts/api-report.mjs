@@ -8,7 +8,7 @@
 // The entry points are those of package.json "exports" that have declarations. A report names
 // every exported name with its signature, so a change to the surface shows in review as a change
 // to a file under api/ (docs/versioning.md).
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { CompilerState, Extractor, ExtractorConfig } from '@microsoft/api-extractor';
@@ -97,7 +97,8 @@ function configFor(entry, folder, temp) {
 }
 
 const temp = mkdtempSync(join(tmpdir(), 'retry-topology-api-'));
-const written = check ? join(temp, 'reports') : reportFolder;
+// Written here first; api/ changes only when every report was made without an error.
+const written = join(temp, 'reports');
 mkdirSync(written, { recursive: true });
 const entries = entryPoints();
 let errors = 0;
@@ -140,21 +141,26 @@ try {
   }
   // A signature may name a type another entry point exports (the plan types of `retry-topology`
   // in the runtime's signatures): users import it from there. A type no entry point exports
-  // cannot be named by users at all.
+  // cannot be named by users at all: an error, fixed by exporting it.
   for (const { entry, symbol, where } of forgotten) {
-    if (!exported.has(symbol)) {
-      warnings.push(`${entry}: ${where} names "${symbol}", which no entry point exports (ae-forgotten-export)`);
-    }
+    if (exported.has(symbol)) continue;
+    console.error(
+      `api-report: ERROR ${entry}: ${where} names "${symbol}", which no entry point exports ` +
+        '(ae-forgotten-export): export it where users can import it',
+    );
+    errors++;
   }
   for (const warning of warnings) console.error(`api-report: warning ${warning}`);
   if (errors > 0) {
-    console.error(`api-report: API Extractor reported ${errors} error(s)`);
+    console.error(`api-report: ${errors} error(s); the reports in api/ are not written`);
     process.exitCode = 1;
   } else if (check) {
     process.exitCode = compare(entries) ? 0 : 1;
   } else {
-    // A report of an entry point that no longer exists goes.
+    mkdirSync(reportFolder, { recursive: true });
     const names = new Set(entries.map((entry) => `${entry.name}.api.md`));
+    for (const file of names) copyFileSync(join(written, file), join(reportFolder, file));
+    // A report of an entry point that no longer exists goes.
     for (const file of readdirSync(reportFolder)) {
       if (file.endsWith('.api.md') && !names.has(file)) rmSync(join(reportFolder, file));
     }
