@@ -96,14 +96,10 @@ export interface KafkaRetryOptions {
 export interface KafkaTestHooks {
   /**
    * Runs after a copy is acked and before the offset is committed. A throw stands for a process
-   * that died there: the record is not committed (`step-failed`).
+   * that died there: the record is not committed (`step-failed`). Typed by the deprecated public
+   * option until that goes in 0.2.0; this hook then gets the type written out.
    */
-  afterCopyProduced?: (at: {
-    topic: string;
-    partition: number;
-    offset: string;
-    destination: string;
-  }) => Promise<void> | void;
+  afterCopyProduced?: KafkaRetryOptions['afterCopyProduced'];
 }
 
 export const KAFKA_DEFAULTS = {
