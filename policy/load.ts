@@ -129,7 +129,7 @@ function unresolvedAlias(document: Document, lines: LineCounter): { line: number
   return at === undefined ? undefined : lines.linePos(at);
 }
 
-export interface Parsed extends LoadResult {
+interface Parsed extends LoadResult {
   locators: Map<LoadedPolicy, Locator>;
 }
 
@@ -138,7 +138,10 @@ interface SourceDocument {
   value: unknown;
   /** Line of the document's first node. */
   line: number;
+  /** Where a path is while the file's own findings are placed. */
   locator: Locator;
+  /** Where a path is later, for the checks across policies (locatorReadAgain). */
+  later: Locator;
   /** Findings in how the document is written (its YAML tags), reported if it is a policy. */
   written?: Issue[];
 }
@@ -166,7 +169,7 @@ function addDocument(result: Parsed, document: SourceDocument, file: string, fou
   if (checked.policy) {
     const loaded = { policy: checked.policy, file, line: start };
     result.policies.push(loaded);
-    result.locators.set(loaded, locator);
+    result.locators.set(loaded, document.later);
   }
 }
 
@@ -224,11 +227,12 @@ function locatorReadAgain(text: string, index: number): Locator {
  * One file's text, read with the `yaml` library: every YAML error with its position, aliases,
  * tags, one policy per document.
  */
-export function parseText(text: string, file: string, found: boolean): Parsed {
+function parseText(text: string, file: string, found: boolean): Parsed {
   const lines = new LineCounter();
-  const documents = readYaml(text, lines);
+  const list = readYaml(text, lines);
   const result: Parsed = { policies: [], issues: [], locators: new Map() };
-  const list = documents;
+  // Tags all start with "!": a file without one has none to look for.
+  const mayHaveTags = text.includes('!');
   let yamlErrors = 0;
   for (const [index, document] of list.entries()) {
     const start = lines.linePos(document.contents?.range?.[0] ?? document.range[0]).line;
@@ -265,12 +269,9 @@ export function parseText(text: string, file: string, found: boolean): Parsed {
       continue;
     }
     const locator: Locator = (path, at = 'value') => locate(document, lines, path, at);
-    const before = result.policies.length;
-    // Tags all start with "!": a file without one has none to look for.
-    const written = text.includes('!') ? unsupportedTags(document) : undefined;
-    addDocument(result, { value: input, line: start, locator, written }, file, found, list.length > 1);
-    const loaded = result.policies[before];
-    if (loaded) result.locators.set(loaded, locatorReadAgain(text, index));
+    const later = locatorReadAgain(text, index);
+    const written = mayHaveTags ? unsupportedTags(document) : undefined;
+    addDocument(result, { value: input, line: start, locator, later, written }, file, found, list.length > 1);
   }
   if (yamlErrors > MAX_YAML_ERRORS) {
     result.issues.push({
