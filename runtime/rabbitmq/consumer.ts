@@ -149,8 +149,11 @@ export async function consumeWithHooks(
   async function handle(message: ConsumeMessage): Promise<void> {
     const holdMs = timeLeft(message, clock.now(), longestWaitMs);
     if (holdMs > 0) {
+      // Node's timers may end a millisecond before the wall clock reaches their end, so the hold
+      // sleeps again until it has: a held copy never runs before its due time.
+      const until = clock.now() + holdMs;
       try {
-        await clock.sleep(holdMs);
+        for (let left = holdMs; left > 0; left = until - clock.now()) await clock.sleep(left);
       } catch {
         // Stopping: the copy goes back to its queue, its due time with it.
         try {

@@ -13,9 +13,15 @@ const plan = billingPlan({
 const levels = plan.targets.rabbitmq?.levels ?? [];
 const longestWaitMs = Math.max(...levels.map((level) => level.waitMs.max));
 
+/** A clock whose timers longer than 1 ms end a millisecond early, as Node's may by the wall clock. */
+class EarlyClock extends FakeClock {
+  override sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return super.sleep(ms > 1 ? ms - 1 : ms, signal);
+  }
+}
+
 /** A consumer whose handler records when it ran and then does what `outcome` says. */
-async function consumer(outcome: () => Promise<void> = async () => {}) {
-  const clock = new FakeClock();
+async function consumer(outcome: () => Promise<void> = async () => {}, clock = new FakeClock()) {
   const { channel, calls, deliver } = recordingChannel();
   const ranAt: number[] = [];
   const running = await consumeWithRetries(
@@ -42,6 +48,16 @@ describe('a retry copy the broker lets out before its retry-not-before', () => {
     expect(ranAt).toEqual([dueAt]);
     await flush();
     expect(calls).toEqual([{ call: 'ack', tag: 1 }]);
+  });
+
+  it('is held until its due time even when a timer ends a millisecond early', async () => {
+    const { clock, deliver, ranAt } = await consumer(undefined, new EarlyClock());
+    const dueAt = clock.now() + 1_500;
+    deliver(delivery({ [HEADERS.attempt]: 2, [HEADERS.notBefore]: dueAt }));
+    await clock.advance(1_499);
+    expect(ranAt).toEqual([]);
+    await clock.advance(1);
+    expect(ranAt).toEqual([dueAt]);
   });
 
   it('holds no longer than the plan’s longest wait, whatever the value says', async () => {
