@@ -41,4 +41,5 @@ export type RuntimeErrorCode =
   | 'vhost-mismatch'
   | 'consumer-cancelled'
   | 'channel-closed'
-  | 'connect-timeout';
+  | 'connect-timeout'
+  | 'invalid-option';

@@ -4,7 +4,11 @@ import type { RetryMetrics } from './metrics';
 
 const ACK: Decision = { kind: 'ack' };
 
-/** What the adapter does next. `requeue` happens only when the consumer stops mid-delivery. */
+/**
+ * What the adapter does next. `requeue` happens only when the consumer stops mid-delivery: the
+ * message goes back to the broker untouched (RabbitMQ: nack with requeue; Kafka: left
+ * uncommitted; Service Bus: abandoned).
+ */
 export type FinalDecision = Exclude<Decision, { kind: 'immediate' }> | { kind: 'requeue' };
 
 export interface HandlerRun {
@@ -26,6 +30,7 @@ export async function runHandler(
     clock: Clock;
     random: Random;
     metrics: RetryMetrics;
+    /** The consumer's stop: ends an in-memory wait, and a failure once it aborted is not judged. */
     signal?: AbortSignal;
     /**
      * Asked before each in-memory wait. False ends this delivery's immediate retries: the decision
@@ -52,6 +57,11 @@ export async function runHandler(
     }
     const ended = options.clock.now();
     options.metrics.handlerDuration(ended - started, failed ? 'failure' : 'success');
+    // A failure that ends once the consumer is stopping is the consumer's doing, not the
+    // message's: a handler that passed the stop signal on (to fetch, a driver, a timer) rejects
+    // with the signal's reason or an AbortError. It is given back untouched, on every runtime:
+    // no retry copy, no dead letter, no attempt charged; the next consumer runs it at this attempt.
+    if (failed && options.signal?.aborted) return { decision: { kind: 'requeue' }, error, handlerCalls };
     const decision = failed
       ? decide(rules, {
           attempt: options.attempt,

@@ -98,16 +98,28 @@ export class BatchEngine {
   /** Batches under way, so that stopping can wait for their sends and commits. */
   private readonly running = new Set<Promise<void>>();
 
+  /** Resolves when the stop's deadline passes. */
+  private readonly abandoned: Promise<void>;
+
   constructor(private readonly parts: BatchEngineParts) {
     this.limiter = new Limiter(Math.max(1, Math.floor(parts.concurrency)));
+    const signal = parts.rt.abandoned;
+    this.abandoned = new Promise((resolve) => {
+      if (signal.aborted) resolve();
+      else signal.addEventListener('abort', () => resolve(), { once: true });
+    });
   }
 
-  /** Handles one batch; never throws (a failed step leaves its records to be read again). */
+  /**
+   * Handles one batch; never throws (a failed step leaves its records to be read again). Returns
+   * at the stop's deadline even while a handler still runs, so that the client's disconnect,
+   * which waits for the batch, can leave the group.
+   */
   async onBatch(payload: EachBatchPayloadLike): Promise<void> {
     const handling = this.handle(payload);
     this.running.add(handling);
     try {
-      await handling;
+      await Promise.race([handling, this.abandoned]);
     } finally {
       this.running.delete(handling);
     }
@@ -197,6 +209,9 @@ export class BatchEngine {
     const { entries, hold } = this.read(payload, ahead, level, role);
     const batch: Batch = { payload, heartbeatAt: this.parts.rt.clock.now(), rebalancing: false };
     await this.decide(entries, batch, chain);
+    // The stop's deadline passed while handlers ran: nothing more is copied or committed, and the
+    // partition's next owner reads every record from the last commit.
+    if (this.parts.rt.abandoned.aborted) return;
     this.effects(entries);
     await this.send(
       entries.filter((entry) => !entry.behind),
@@ -206,6 +221,7 @@ export class BatchEngine {
       await this.send(this.parkBehindNewHeads(entries, chain), chain);
       if (entries.some((entry) => entry.refused)) this.parts.chains?.readAgain(chain);
     }
+    if (this.parts.rt.abandoned.aborted) return;
     const last = messages[messages.length - 1] as ConsumedMessage;
     const point = commitPoint(entries, hold, BigInt(last.offset));
     const committed = await this.commit(topic, partition, point, BigInt(first.offset), ahead);

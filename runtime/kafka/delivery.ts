@@ -21,6 +21,8 @@ export interface Runtime {
   metrics: RetryMetrics;
   countParked: (role: KafkaRole) => void;
   stopping: AbortSignal;
+  /** The stop's deadline passed: a batch still under way copies and commits nothing more. */
+  abandoned: AbortSignal;
   emit: (event: KafkaRetryEvent) => void;
   afterCopyProduced?: KafkaTestHooks['afterCopyProduced'];
 }

@@ -1,7 +1,9 @@
+import { defaultMaxListeners, setMaxListeners } from 'node:events';
 import { mathRandom, systemClock } from '../clock';
 import { RetryTopologyError } from '../errors';
 import { createMetrics, globalMeter } from '../metrics';
 import { targetRules } from '../rules';
+import { stopTimeoutOf, withinDeadline } from '../stop-deadline';
 import { BatchEngine } from './batch-engine';
 import { chainAssigner } from './chain-assigner';
 import { Chains } from './chains';
@@ -65,6 +67,7 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
     description: 'Records parked into the retry chain behind an older record of their key',
   });
   const stopping = new AbortController();
+  const abandoning = new AbortController();
   const gates: PartitionGate[] = [];
   const engines: BatchEngine[] = [];
   const concurrency = options.concurrency ?? KAFKA_DEFAULTS.concurrency;
@@ -75,6 +78,11 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
       `concurrency is ${concurrency}: give a whole number of handler calls at once, 1 or more`,
     );
   }
+  // Every handler in flight may listen on the stop signal (fetch, a driver): up to `concurrency`
+  // per consumer, two consumers without key order. Not a leak, so Node's warning at ten would
+  // be a false alarm.
+  setMaxListeners(2 * concurrency + defaultMaxListeners, stopping.signal);
+  const stopTimeoutMs = stopTimeoutOf(options.stopTimeoutMs);
   const backoff = options.failureBackoff ?? KAFKA_DEFAULTS.failureBackoff;
   const runtime: Runtime = {
     rules,
@@ -86,6 +94,7 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
     metrics: createMetrics(labels, meter),
     countParked: (role: KafkaRole) => parked?.add(1, { ...labels, role }),
     stopping: stopping.signal,
+    abandoned: abandoning.signal,
     emit: (event) => options.onEvent?.(event),
     afterCopyProduced: options.afterCopyProduced,
   };
@@ -268,8 +277,10 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
     async stop() {
       stopping.abort(new RetryTopologyError('consumer-stopped', 'the Kafka retry runtime is stopping'));
       for (const gate of gates) gate.stop();
-      // The batches under way send and commit what they carried out before the consumers go.
-      await Promise.all(engines.map((engine) => engine.idle()));
+      // The batches under way send and commit what they carried out before the consumers go,
+      // until the deadline; after it they leave the rest uncommitted.
+      await withinDeadline(Promise.all(engines.map((engine) => engine.idle())), stopTimeoutMs);
+      abandoning.abort();
       await Promise.all(made.map((consumer) => consumer.disconnect().catch(() => undefined)));
       close();
     },

@@ -76,6 +76,14 @@ export interface KafkaRetryOptions {
    * Confluent client takes the same names in its `kafkaJS` block). Default: a 500 ms fetch wait.
    */
   consumerSettings?: Record<string, unknown>;
+  /**
+   * How long stop() waits for the batches under way. Their handlers' stop signal aborts at once;
+   * when this passes, records still running are left uncommitted (the partition's next owner runs
+   * them again, at the same attempt), nothing more is copied or committed, and the consumers are
+   * disconnected. Without it a stop could wait for a copy's send, up to librdkafka's
+   * delivery.timeout.ms (300 s). Default 10 s.
+   */
+  stopTimeoutMs?: number;
   onEvent?: (event: KafkaRetryEvent) => void;
   /**
    * @deprecated A hook for this package's own fault tests, not an extension point; kept until

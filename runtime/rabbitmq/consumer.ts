@@ -6,6 +6,7 @@ import { RetryTopologyError } from '../errors';
 import { createMetrics, type MeterLike } from '../metrics';
 import { targetRules } from '../rules';
 import { runHandler } from '../run-handler';
+import { stopTimeoutOf, withinDeadline } from '../stop-deadline';
 import { stoppableClock } from '../stoppable-clock';
 import { attemptOf } from './attempt';
 import { assertBrokerVersion } from './broker-version';
@@ -43,6 +44,12 @@ export interface RabbitConsumerOptions {
    * same error once the deliveries in flight have settled; re-consume or exit from either.
    */
   onCancel?: (error: RetryTopologyError) => void;
+  /**
+   * How long stop() waits for running handlers. Their stop signal aborts at once; a handler still
+   * running when this passes is given back to its queue (nack with requeue, at the same attempt)
+   * and stop() resolves. Whatever that handler does later is dropped. Default 10 s.
+   */
+  stopTimeoutMs?: number;
 }
 
 /**
@@ -69,6 +76,7 @@ export interface RabbitConsumer {
 
 const DEFAULTS = {
   prefetch: 10,
+
   /**
    * A full wait queue has room again within its TTL; a level's own wait caps these, so a short
    * level is tried often and a long one at most every 30 s.
@@ -138,11 +146,12 @@ export async function consumeWithHooks(
     afterCopyConfirmed: options.afterCopyConfirmed,
   };
   // Deliveries being handled, and who waits for them all to finish (stop, a cancel).
-  let inFlight = 0;
+  const inFlight = new Set<ConsumeMessage>();
   let idle: (() => void) | undefined;
-  const finished = () => {
-    if (--inFlight === 0) idle?.();
+  const finished = (message: ConsumeMessage) => {
+    if (inFlight.delete(message) && inFlight.size === 0) idle?.();
   };
+  const stopTimeoutMs = stopTimeoutOf(options.stopTimeoutMs);
 
   const longestWaitMs = Math.max(0, ...rules.levels.map((level) => level.waitMs.max));
 
@@ -177,7 +186,10 @@ export async function consumeWithHooks(
       clock,
       random,
       metrics,
+      signal,
     });
+    // Given back by the stop's deadline while the handler ran: nothing more is done with it.
+    if (!inFlight.has(message)) return;
     const { decision } = run;
     try {
       switch (decision.kind) {
@@ -219,7 +231,18 @@ export async function consumeWithHooks(
     ended = true;
     unwatch();
     stopping.abort(error ?? new RetryTopologyError('consumer-stopped', 'the consumer is stopping'));
-    if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+    if (inFlight.size > 0) {
+      await withinDeadline(new Promise<void>((resolve) => (idle = resolve)), stopTimeoutMs);
+      // Still running at the deadline: back to the queue at the same attempt.
+      for (const message of inFlight) {
+        try {
+          settle.giveBack(message);
+        } catch (error) {
+          route.report(error, message);
+        }
+      }
+      inFlight.clear();
+    }
     settle.flush();
     endWith(error);
   }
@@ -243,11 +266,14 @@ export async function consumeWithHooks(
       return;
     }
     settle.track(message);
-    inFlight++;
-    handle(message).then(finished, (error) => {
-      route.report(error, message);
-      finished();
-    });
+    inFlight.add(message);
+    handle(message).then(
+      () => finished(message),
+      (error) => {
+        route.report(error, message);
+        finished(message);
+      },
+    );
   });
 
   return {

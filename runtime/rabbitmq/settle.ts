@@ -17,6 +17,8 @@ export class Settler {
   private readonly finished = new Map<number, Message>();
   private scheduled = false;
   private readonly flushSoon = () => this.flush();
+  /** Deliveries given back by a stop's deadline while their handler still ran: settled already. */
+  private readonly givenBack = new Set<number>();
 
   constructor(private readonly channel: Channel) {}
 
@@ -26,6 +28,7 @@ export class Settler {
   }
 
   ack(message: Message): void {
+    if (this.givenBack.delete(message.fields.deliveryTag)) return;
     this.ledger.finished(message.fields.deliveryTag);
     this.finished.set(message.fields.deliveryTag, message);
     if (!this.scheduled) {
@@ -35,13 +38,25 @@ export class Settler {
   }
 
   reject(message: Message, requeue: boolean): void {
+    if (this.givenBack.delete(message.fields.deliveryTag)) return;
     this.ledger.settled(message.fields.deliveryTag);
     this.channel.reject(message, requeue);
   }
 
   nack(message: Message, requeue: boolean): void {
+    if (this.givenBack.delete(message.fields.deliveryTag)) return;
     this.ledger.settled(message.fields.deliveryTag);
     this.channel.nack(message, false, requeue);
+  }
+
+  /**
+   * Back to its queue now, untouched, while its handler may still run (a stop's deadline passed):
+   * whatever the handler's end settles later is dropped, since settling a tag twice fails the
+   * channel with 406.
+   */
+  giveBack(message: Message): void {
+    this.nack(message, true);
+    this.givenBack.add(message.fields.deliveryTag);
   }
 
   /** Sends every pending ack now (a consumer calls it when it stops). */

@@ -1,6 +1,7 @@
 import type { ProcessErrorArgs, ServiceBusReceivedMessage, SubscribeOptions } from '@azure/service-bus';
 import type { RetryPlan } from '../../policy/plan/types';
 import { targetRules } from '../rules';
+import { withinDeadline } from '../stop-deadline';
 import type { PollingReceiver, SettlingReceiver, SubscribingReceiver } from './contract';
 import { checkReceiver, checkSender } from './entities';
 import { resolveOptions, type ServiceBusRetryOptions } from './options';
@@ -29,8 +30,10 @@ export interface ServiceBusRetry {
     options?: { maxMessageCount?: number; maxWaitTimeInMs?: number },
   ): Promise<void>;
   /**
-   * Stop: no new messages, in-memory waits end and their messages are abandoned for another
-   * consumer, subscriptions made here are closed. Resolves when every message in hand is settled.
+   * Stop: no new messages, the handlers' signal aborts, in-memory waits end, and a message whose
+   * handler fails from then on is abandoned for another consumer at the same attempt;
+   * subscriptions made here are closed. Resolves when every message in hand is settled, or at
+   * `stopTimeoutMs` (those still in hand stay locked until their lock expires).
    */
   stop(): Promise<void>;
 }
@@ -95,8 +98,11 @@ export function createServiceBusRetry(plan: RetryPlan, input: ServiceBusRetryOpt
     },
     async stop() {
       stopping.abort(new Error('the Service Bus consumer is stopping'));
-      await Promise.all(subscriptions.splice(0).map((subscription) => subscription.close()));
-      await Promise.allSettled([...inHand]);
+      const closing = Promise.all(subscriptions.splice(0).map((subscription) => subscription.close()));
+      await withinDeadline(
+        closing.then(() => Promise.allSettled([...inHand])),
+        options.stopTimeoutMs,
+      );
     },
   };
 }

@@ -1,6 +1,7 @@
 import type { ServiceBusReceivedMessage } from '@azure/service-bus';
 import { type Clock, mathRandom, type Random, systemClock } from '../clock';
 import { createMetrics, type RetryMetrics } from '../metrics';
+import { stopTimeoutOf } from '../stop-deadline';
 import type { ScheduleSender } from './contract';
 import type { ServiceBusRetryError } from './errors';
 
@@ -37,6 +38,12 @@ export interface ServiceBusRetryOptions {
   settleMarginMs?: number;
   /** Broker calls that failed; the outcome says what became of the message. */
   onError?: (error: ServiceBusRetryError) => void;
+  /**
+   * How long stop() waits for the messages in hand. Their handlers' stop signal aborts at once; a
+   * message whose handler still runs when this passes is left locked (it comes back, at the same
+   * attempt, when its lock expires) and stop() resolves. Default 10 s.
+   */
+  stopTimeoutMs?: number;
 }
 
 export const SERVICE_BUS_DEFAULTS = {
@@ -60,5 +67,6 @@ export function resolveOptions(policy: string, input: ServiceBusRetryOptions): R
     metrics: input.metrics ?? createMetrics({ policy, target: 'serviceBus' }),
     settleMarginMs: input.settleMarginMs ?? SERVICE_BUS_DEFAULTS.settleMarginMs,
     onError: input.onError ?? SERVICE_BUS_DEFAULTS.onError,
+    stopTimeoutMs: stopTimeoutOf(input.stopTimeoutMs),
   };
 }

@@ -4,7 +4,7 @@ import { readAttemptCarried } from '../attempt';
 import type { DeadLetterInfo } from '../dead-letter';
 import { describeError, HEADERS } from '../dead-letter';
 import type { TargetRules } from '../decide';
-import { type FinalDecision, runHandler } from '../run-handler';
+import { runHandler } from '../run-handler';
 import type { SettlingReceiver } from './contract';
 import { firstFailureOf, retryCopy } from './copy';
 import { deadLetterOptions } from './dead-letter';
@@ -73,10 +73,8 @@ export async function processMessage(
     beforeImmediate: ({ delayMs }) => guard.covers({ delayMs, lastCallMs }),
   });
   const firstFailureAt = firstFailureOf(message) ?? failedAt ?? clock.now();
-  // A failure that ends while the consumer stops may be the stop itself (an aborted call): it is
-  // not judged, the message goes back untouched.
-  const decision: FinalDecision =
-    signal.aborted && run.decision.kind !== 'ack' ? { kind: 'requeue' } : run.decision;
+  // A failure that ends while the consumer stops comes back as requeue (run-handler.ts).
+  const { decision } = run;
   const base = { attempt, handlerCalls: run.handlerCalls };
 
   switch (decision.kind) {

@@ -76,3 +76,68 @@ describe('runHandler', () => {
     expect((await run).decision).toEqual({ kind: 'requeue' });
   });
 });
+
+describe('a handler failure that ends once the consumer is stopping', () => {
+  const unknownPermanent = targetRules(billingPlan(), 'kafka');
+  const unknownTransient = targetRules(billingPlan({ classify: { unknown: 'transient' } } as never), 'kafka');
+  const shapes: Array<[string, (signal: AbortSignal) => unknown]> = [
+    ['the signal’s reason (fetch)', (signal) => signal.reason],
+    [
+      'an AbortError (timers/promises, drivers)',
+      () => new DOMException('The operation was aborted', 'AbortError'),
+    ],
+    ['an error of its own (a connection closed under it)', () => new Error('connection reset')],
+  ];
+
+  it.each(shapes)(
+    'is given back, neither dead-lettered nor charged an attempt: %s',
+    async (_shape, rejection) => {
+      for (const rules of [unknownPermanent, unknownTransient]) {
+        const stop = new AbortController();
+        const run = runHandler(rules, {
+          attempt: 2,
+          call: () =>
+            new Promise<void>((_resolve, reject) =>
+              stop.signal.addEventListener('abort', () => reject(rejection(stop.signal)), { once: true }),
+            ),
+          clock: new FakeClock(),
+          random: () => 0.5,
+          metrics: createMetrics({ policy: 'p', target: 'kafka' }, undefined),
+          signal: stop.signal,
+        });
+        stop.abort(new Error('the consumer is stopping'));
+        expect((await run).decision).toEqual({ kind: 'requeue' });
+      }
+    },
+  );
+
+  it('is judged as usual when it ended before the stop', async () => {
+    const stop = new AbortController();
+    const run = await runHandler(unknownPermanent, {
+      attempt: 1,
+      call: async () => {
+        throw new Error('unknown');
+      },
+      clock: new FakeClock(),
+      random: () => 0.5,
+      metrics: createMetrics({ policy: 'p', target: 'kafka' }, undefined),
+      signal: stop.signal,
+    });
+    stop.abort();
+    expect(run.decision).toMatchObject({ kind: 'dead-letter', reason: 'permanent' });
+  });
+
+  it('a handler that finishes once the stop began is acked: its work is done', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const run = await runHandler(unknownPermanent, {
+      attempt: 1,
+      call: async () => {},
+      clock: new FakeClock(),
+      random: () => 0.5,
+      metrics: createMetrics({ policy: 'p', target: 'kafka' }, undefined),
+      signal: stop.signal,
+    });
+    expect(run.decision).toEqual({ kind: 'ack' });
+  });
+});

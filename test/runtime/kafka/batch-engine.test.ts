@@ -306,6 +306,79 @@ describe('the batched engine (fake kafkajs clients)', () => {
     await done;
   });
 
+  const stopShapes: Array<[string, (signal: AbortSignal) => unknown]> = [
+    ['the signal’s reason (fetch)', (signal) => signal.reason],
+    ['an AbortError (timers/promises, drivers)', () => new DOMException('aborted', 'AbortError')],
+  ];
+  it.each(stopShapes)(
+    'a handler that honours the stop and rejects with %s leaves its record uncommitted: no copy, no dead letter',
+    async (_shape, rejection) => {
+      const { consumer, producer, retry, events } = await setUp((message, { signal }) =>
+        String(message.value) === 'ok'
+          ? Promise.resolve()
+          : new Promise<void>((_resolve, reject) =>
+              signal.addEventListener('abort', () => reject(rejection(signal)), { once: true }),
+            ),
+      );
+      const done = consumer.deliver(source, 0, 0, [{ value: 'ok' }, { value: 'slow' }, { value: 'slow' }]);
+      await flush();
+      await retry.stop();
+      await done;
+      expect(producer.sent).toEqual([]);
+      expect(consumer.log).toEqual([`commit ${source}[0]@1`, `seek ${source}[0]@1`, `pause ${source}[0]`]);
+      expect(
+        events
+          .filter((event) => event.type === 'handled')
+          .map((event) => event.type === 'handled' && event.outcome),
+      ).toEqual(['success', 'requeued', 'requeued']);
+    },
+  );
+
+  it('stop resolves at its deadline while a handler ignores the signal; the batch then copies and commits nothing', async () => {
+    let release: () => void = () => {};
+    const blocked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { consumer, producer, retry } = await setUp(
+      async (message) => {
+        if (String(message.value) === 'stuck') {
+          await blocked;
+          throw httpError(503);
+        }
+      },
+      { stopTimeoutMs: 20 },
+    );
+    let batchReturned = false;
+    const done = consumer.deliver(source, 0, 0, [{ value: 'ok' }, { value: 'stuck' }]).then(() => {
+      batchReturned = true;
+    });
+    await flush();
+    await retry.stop();
+    // The batch returned to the client at the deadline, so its disconnect can leave the group.
+    await done;
+    expect(batchReturned).toBe(true);
+    release();
+    await flush();
+    await flush();
+    expect(producer.sent).toEqual([]);
+    expect(consumer.commits()).toEqual([]);
+  });
+
+  it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])(
+    'refuses stopTimeoutMs %s with a code',
+    (stopTimeoutMs) => {
+      expect(() =>
+        createKafkaRetry({
+          plan,
+          stopTimeoutMs,
+          handler: async () => {},
+          producer: new BatchProducer([]),
+          meter: undefined,
+        }),
+      ).toThrow(expect.objectContaining({ code: 'invalid-option' }));
+    },
+  );
+
   it('runs at most `concurrency` handlers at once, across the records and partitions of a consumer', async () => {
     let running = 0;
     let most = 0;

@@ -73,4 +73,67 @@ describe('how a RabbitMQ consumer ends', () => {
       process.off('unhandledRejection', onUnhandled);
     }
   });
+
+  const shapes: Array<[string, (signal: AbortSignal) => unknown]> = [
+    ['the signal’s reason (fetch)', (signal) => signal.reason],
+    ['an AbortError (timers/promises, drivers)', () => new DOMException('aborted', 'AbortError')],
+  ];
+  it.each(shapes)(
+    'stop() gives back a message whose handler honours the stop and rejects with %s: no copy, no dead letter',
+    async (_shape, rejection) => {
+      const { channel, calls, deliver } = recordingChannel();
+      const consumer = await consumeWithRetries(
+        channel,
+        plan,
+        (_message, { signal }) =>
+          new Promise<void>((_resolve, reject) =>
+            signal.addEventListener('abort', () => reject(rejection(signal)), { once: true }),
+          ),
+      );
+      deliver(delivery({}, 1));
+      deliver(delivery({ 'retry-attempt': 3 }, 2));
+      await flush();
+      await consumer.stop();
+      expect(calls).toEqual([
+        { call: 'nack', tag: 1, requeue: true },
+        { call: 'nack', tag: 2, requeue: true },
+      ]);
+    },
+  );
+
+  it('stop() resolves at its deadline while a handler ignores the signal; the message goes back, and its later end settles nothing', async () => {
+    const { channel, calls, deliver } = recordingChannel();
+    const held = gate();
+    const consumer = await consumeWithRetries(
+      channel,
+      plan,
+      async (message) => {
+        if (message.fields.deliveryTag === 2) {
+          await held.opened;
+          throw new Error('unknown, after the deadline');
+        }
+      },
+      { stopTimeoutMs: 20 },
+    );
+    deliver(delivery({}, 1));
+    deliver(delivery({}, 2));
+    await flush();
+    await consumer.stop();
+    expect(calls).toEqual([
+      { call: 'ack', tag: 1 },
+      { call: 'nack', tag: 2, requeue: true },
+    ]);
+    held.open();
+    await flush();
+    await flush();
+    // No dead letter, no second settle of tag 2 (that would fail the channel with 406).
+    expect(calls).toHaveLength(2);
+  });
+
+  it.each([-1, Number.NaN])('refuses stopTimeoutMs %s with a code', async (stopTimeoutMs) => {
+    const { channel } = recordingChannel();
+    await expect(consumeWithRetries(channel, plan, async () => {}, { stopTimeoutMs })).rejects.toMatchObject({
+      code: 'invalid-option',
+    });
+  });
 });

@@ -38,6 +38,49 @@ describe('stopping the consumer', () => {
     expect(queue.abandons).toHaveLength(1);
   });
 
+  it('does not dead-letter a handler that rejects with an AbortError once stopped', async () => {
+    const harness = queueHarness(
+      serviceBusPlan({ classify: { unknown: 'transient' } } as never),
+      (_, { signal }) =>
+        new Promise<void>((_resolve, reject) =>
+          signal.addEventListener('abort', () => reject(new DOMException('aborted', 'AbortError')), {
+            once: true,
+          }),
+        ),
+    );
+    const { retry, receiver, queue, send } = harness;
+    retry.subscribe(receiver, { processError: async () => {} });
+    await send([{ body: {}, messageId: 'msg-A' }]);
+    await harness.clock.advance(100);
+    await retry.stop();
+    expect(queue.deadLetters).toEqual([]);
+    expect(harness.sender.scheduled).toEqual([]);
+    expect(queue.abandons).toHaveLength(1);
+  });
+
+  it('resolves at its deadline while a handler ignores the signal; the message stays locked', async () => {
+    let release: () => void = () => {};
+    const blocked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const harness = queueHarness(plan, () => blocked, { consumer: { stopTimeoutMs: 20 } });
+    const { retry, receiver, queue, send } = harness;
+    retry.subscribe(receiver, { processError: async () => {} });
+    await send([{ body: {}, messageId: 'msg-A' }]);
+    await harness.clock.advance(100);
+    expect(harness.seen).toHaveLength(1);
+    await retry.stop();
+    expect(receiver.calls).toEqual([]);
+    expect(queue.deadLetters).toEqual([]);
+    release();
+  });
+
+  it('refuses a stopTimeoutMs that is not 0 or more milliseconds', () => {
+    expect(() => queueHarness(plan, async () => {}, { consumer: { stopTimeoutMs: -5 } })).toThrow(
+      expect.objectContaining({ code: 'invalid-option' }),
+    );
+  });
+
   it('hands back a message that arrives after the stop without calling the handler', async () => {
     const harness = queueHarness(plan, async () => {});
     await harness.send([{ body: {}, messageId: 'msg-A' }]);
