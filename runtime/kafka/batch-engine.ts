@@ -8,7 +8,7 @@ import { DoneAhead } from './done-ahead';
 import { dueAt } from './due';
 import { KafkaRetryError } from './errors';
 import type { PartitionGate } from './gate';
-import { headerText, KAFKA_HEADERS, parkedCopyHeaders } from './headers';
+import { copiedAtOf, headerText, KAFKA_HEADERS, parkedCopyHeaders } from './headers';
 import { Limiter } from './limiter';
 import type { KafkaRole } from './options';
 import { type Copy, copyOf } from './route';
@@ -376,9 +376,10 @@ export class BatchEngine {
         message: {
           key: d.message.key,
           value: d.message.value,
-          headers: (copy as Copy).headers,
+          headers: chain
+            ? { ...(copy as Copy).headers, [KAFKA_HEADERS.copiedAt]: String(madeAt) }
+            : (copy as Copy).headers,
           partition: d.partition,
-          ...(chain ? { timestamp: String(madeAt) } : {}),
         },
       })),
       rt.rules.producer.acks,
@@ -563,7 +564,8 @@ function placing(entry: Entry, now: number) {
     sequence: entry.sequence,
     fromSource: entry.d.role === 'main',
     topic: entry.d.topic,
-    timestamp: Number(entry.d.message.timestamp),
+    // A copy by the time this runtime made it (its header), never by the broker's stamp.
+    timestamp: entry.d.role === 'main' ? Number(entry.d.message.timestamp) : copiedAtOf(entry.d.message),
     now,
   };
 }

@@ -1,7 +1,7 @@
 import { KeyIndex } from './chain-keys';
 import type { AdminLike, ConsumedMessage, ConsumerLike, EachBatchPayloadLike, KafkaClient } from './contract';
 import { KafkaRetryError } from './errors';
-import { headerText, KAFKA_HEADERS, originOf } from './headers';
+import { copiedAtOf, headerText, KAFKA_HEADERS, originOf } from './headers';
 import type { KafkaRetryEvent } from './options';
 
 /**
@@ -217,7 +217,7 @@ export class Chains {
     chain.keys.put(message.key.toString('base64'), {
       sequence: Number(origin.offset),
       topic,
-      producedAt: Number(message.timestamp),
+      producedAt: copiedAtOf(message),
       ...(Number.isSafeInteger(notBefore) ? { notBefore } : {}),
       scanned: true,
     });

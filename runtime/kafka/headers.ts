@@ -13,6 +13,13 @@ export const KAFKA_HEADERS = {
   originalOffset: 'retry-original-offset',
   /** Present on a record that was parked behind an older record of its key, never handled yet. */
   parked: 'retry-parked',
+  /**
+   * Per-key order: when this runtime made the copy (epoch ms, its own clock). It tells a record's
+   * newest copy from the older ones it left behind. The record timestamp cannot: a topic with
+   * `message.timestamp.type=LogAppendTime`, or a broker clock behind the producer's, stamps a new
+   * copy earlier than the runtime made it.
+   */
+  copiedAt: 'retry-copied-at',
 } as const;
 
 /** Every header the runtime writes: replaced on each copy, never carried over twice. */
@@ -117,6 +124,16 @@ export function deadLetterCopyHeaders(input: {
   info: DeadLetterInfo;
 }): CopyHeaders {
   return withOurs(input.incoming, { ...originHeaders(input.origin), ...deadLetterHeaders(input.info) });
+}
+
+/**
+ * When a copy was made, for telling a record's copies apart: its `retry-copied-at`, else (a copy
+ * made without per-key order, or a source record) its record timestamp.
+ */
+export function copiedAtOf(message: { headers?: KafkaHeaders; timestamp: string }): number {
+  const text = headerText(message.headers, KAFKA_HEADERS.copiedAt)?.trim();
+  const value = text !== undefined && /^\d{1,16}$/.test(text) ? Number(text) : Number.NaN;
+  return Number.isSafeInteger(value) ? value : Number(message.timestamp);
 }
 
 /** When the record first failed: carried on copies, else now. */

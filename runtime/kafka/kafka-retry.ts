@@ -83,6 +83,7 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
   // be a false alarm.
   setMaxListeners(2 * concurrency + defaultMaxListeners, stopping.signal);
   const stopTimeoutMs = stopTimeoutOf(options.stopTimeoutMs);
+  refuseOwnSettings(options.consumerSettings);
   const backoff = options.failureBackoff ?? KAFKA_DEFAULTS.failureBackoff;
   const runtime: Runtime = {
     rules,
@@ -285,6 +286,34 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
       close();
     },
   };
+}
+
+/**
+ * Consumer settings the runtime's correctness depends on, which `consumerSettings` may not set:
+ * the engine commits itself (auto-commit would commit records still in flight or not yet copied,
+ * and the chain scan reads commits as the truth), the group and its range assignment make one
+ * member own each chain, the rebalance callback reads each new assignment's chain, and the
+ * start position has its own option.
+ */
+const OWN_SETTINGS: Record<string, string> = {
+  groupId: 'the plan names the groups (consumerGroup, retryConsumerGroup)',
+  autoCommit: 'the runtime commits each batch itself, only past records it carried out',
+  autoCommitInterval: 'the runtime commits each batch itself',
+  autoCommitThreshold: 'the runtime commits each batch itself',
+  'enable.auto.commit': 'the runtime commits each batch itself',
+  partitionAssigners: 'per-key order needs range assignment, which the runtime sets',
+  'partition.assignment.strategy': 'per-key order needs range assignment, which the runtime sets',
+  rebalance_cb: 'the runtime reads each new assignment’s chain in its own rebalance callback',
+  fromBeginning: 'use the fromBeginning option: the retry consumer must always start at the beginning',
+};
+
+function refuseOwnSettings(settings: Record<string, unknown> | undefined): void {
+  for (const key of Object.keys(settings ?? {})) {
+    const why = OWN_SETTINGS[key];
+    if (why) {
+      throw new KafkaRetryError('invalid-option', `consumerSettings may not set ${key}: ${why}`);
+    }
+  }
 }
 
 /** librdkafka's code for "partitions assigned" in a rebalance callback (RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS). */

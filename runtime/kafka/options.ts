@@ -74,6 +74,8 @@ export interface KafkaRetryOptions {
    * run(kafka) only: settings of the consumer the runtime makes, in the client's own names
    * (KafkaJS: `maxWaitTimeInMs`, `sessionTimeout`, `heartbeatInterval`, `rebalanceTimeout`; the
    * Confluent client takes the same names in its `kafkaJS` block). Default: a 500 ms fetch wait.
+   * Settings the runtime depends on are refused with `invalid-option`: `groupId`, `autoCommit`
+   * (and its interval and threshold), `partitionAssigners`, `rebalance_cb` and `fromBeginning`.
    */
   consumerSettings?: Record<string, unknown>;
   /**

@@ -364,6 +364,37 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(consumer.commits()).toEqual([]);
   });
 
+  it.each([
+    'autoCommit',
+    'groupId',
+    'partitionAssigners',
+    'rebalance_cb',
+    'fromBeginning',
+    'autoCommitInterval',
+  ])('refuses consumerSettings that set %s, which the runtime depends on', (key) => {
+    expect(() =>
+      createKafkaRetry({
+        plan,
+        consumerSettings: { maxWaitTimeInMs: 100, [key]: true },
+        handler: async () => {},
+        producer: new BatchProducer([]),
+        meter: undefined,
+      }),
+    ).toThrow(expect.objectContaining({ name: 'KafkaRetryError', code: 'invalid-option' }));
+  });
+
+  it('takes consumerSettings of timings', () => {
+    expect(() =>
+      createKafkaRetry({
+        plan,
+        consumerSettings: { maxWaitTimeInMs: 100, sessionTimeout: 10_000, heartbeatInterval: 500 },
+        handler: async () => {},
+        producer: new BatchProducer([]),
+        meter: undefined,
+      }),
+    ).not.toThrow();
+  });
+
   it.each([-1, Number.NaN, Number.POSITIVE_INFINITY])(
     'refuses stopTimeoutMs %s with a code',
     (stopTimeoutMs) => {

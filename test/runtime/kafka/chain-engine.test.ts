@@ -229,7 +229,7 @@ describe('per-key order on the batched engine (fake kafkajs clients)', () => {
       [KAFKA_HEADERS.notBefore]: String(clock.now() + 1_000),
     });
     // Each copy carries when it was made: the index tells a record's newest copy by it.
-    expect(head?.message.timestamp).toBe(String(clock.now()));
+    expect(head?.message.headers).toMatchObject({ [KAFKA_HEADERS.copiedAt]: String(clock.now()) });
     expect(events.filter((event) => event.type === 'parked')).toEqual([
       expect.objectContaining({ offset: '1', destination: level1, behind: 0 }),
     ]);
@@ -263,6 +263,30 @@ describe('per-key order on the batched engine (fake kafkajs clients)', () => {
       [level2, 'paid'],
     ]);
     expect(consumer.commits()).toEqual([`commit ${level1}[0]@2`]);
+  });
+
+  it.each([
+    ['LogAppendTime, on a broker whose clock is behind this one', -5_000],
+    ['LogAppendTime, on a broker whose clock is ahead', 5_000],
+  ])('knows its own copy by its header whatever the broker stamps on it (%s)', async (_how, skewMs) => {
+    const { calls, handler } = recorder(['placed']);
+    const { consumer, producer, clock } = await setUp(handler);
+    await consumer.joined(wholeChain(0));
+    await consumer.deliver(source, 0, 0, [keyed('order-42', 'placed')]);
+    clock.advance(1_000);
+    await flush();
+    // The copy comes back stamped by the broker, not with the time it was made.
+    const [copy] = producer.copies;
+    consumer.log.length = 0;
+    await consumer.deliver(level1, 0, 0, [
+      keyed('order-42', 'placed', {
+        timestamp: String(clock.now() - 1_000 + skewMs),
+        headers: copy?.message.headers as never,
+      }),
+    ]);
+    // Run again, and copied on to level 2: never taken for an older copy and committed unrun.
+    expect(calls).toEqual(['placed', 'placed']);
+    expect(producer.copies.map((each) => each.topic)).toEqual([level1, level2]);
   });
 
   it('runs the follower right after its key’s head succeeds, in the same batch', async () => {
