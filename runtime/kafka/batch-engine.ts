@@ -58,6 +58,8 @@ interface Entry {
 
 interface Batch {
   payload: EachBatchPayloadLike;
+  /** Its topic-partition: the limiter serves each in turn. */
+  lane: string;
   heartbeatAt: number;
   /** A heartbeat said the group is rebalancing: no more records start in this batch. */
   rebalancing: boolean;
@@ -207,7 +209,12 @@ export class BatchEngine {
     }
     const ahead = this.aheadOf(topic, partition);
     const { entries, hold } = this.read(payload, ahead, level, role);
-    const batch: Batch = { payload, heartbeatAt: this.parts.rt.clock.now(), rebalancing: false };
+    const batch: Batch = {
+      payload,
+      lane: `${topic}\u0000${partition}`,
+      heartbeatAt: this.parts.rt.clock.now(),
+      rebalancing: false,
+    };
     await this.decide(entries, batch, chain);
     // The stop's deadline passed while handlers ran: nothing more is copied or committed, and the
     // partition's next owner reads every record from the last commit.
@@ -278,7 +285,32 @@ export class BatchEngine {
   private async decide(entries: Entry[], batch: Batch, chain: Chain | undefined): Promise<void> {
     const pending = entries.filter((entry) => !entry.doneBefore);
     const lanes = chain ? byKey(pending) : pending.map((entry) => [entry]);
-    await Promise.all(lanes.map((lane) => this.runLane(lane, batch, chain)));
+    const beating = this.beatWhileRunning(batch);
+    try {
+      await Promise.all(lanes.map((lane) => this.runLane(lane, batch, chain)));
+    } finally {
+      beating.abort();
+    }
+  }
+
+  /**
+   * Heartbeats every HEARTBEAT_EVERY_MS while the batch's handlers run, outside their slots: a
+   * handler longer than the session timeout does not get the member evicted.
+   */
+  private beatWhileRunning(batch: Batch): AbortController {
+    const stop = new AbortController();
+    const { clock } = this.parts.rt;
+    void (async () => {
+      try {
+        for (;;) {
+          await clock.sleep(HEARTBEAT_EVERY_MS, stop.signal);
+          await this.heartbeat(batch);
+        }
+      } catch {
+        // The batch's handlers ended.
+      }
+    })();
+    return stop;
   }
 
   private async runLane(lane: Entry[], batch: Batch, chain: Chain | undefined): Promise<void> {
@@ -298,10 +330,8 @@ export class BatchEngine {
       const run = await this.limiter.run(async () => {
         // Not started: left uncommitted, for this member or the next owner to read again.
         if (rt.stopping.aborted || batch.rebalancing || batch.payload.isStale()) return undefined;
-        const done = await callHandler(rt, entry.d, entry.reading);
-        await this.heartbeat(batch);
-        return done;
-      });
+        return callHandler(rt, entry.d, entry.reading);
+      }, batch.lane);
       if (!run) return;
       entry.run = run;
       if (!chain || entry.keyId === undefined) continue;

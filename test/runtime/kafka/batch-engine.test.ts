@@ -493,6 +493,23 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(consumer.commits()).toEqual([`commit ${source}[0]@6`]);
   });
 
+  it('heartbeats while one long handler runs, outside its slot, so the member is not evicted', async () => {
+    let release: () => void = () => {};
+    const blocked = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const { consumer, clock } = await setUp(() => blocked, { concurrency: 1 });
+    const done = consumer.deliver(source, 0, 0, [{ value: 'slow' }]);
+    await flush();
+    for (let step = 0; step < 4; step++) await clock.advance(500);
+    expect(consumer.heartbeats).toBe(4);
+    release();
+    await done;
+    // None after the batch ended.
+    await clock.advance(2_000);
+    expect(consumer.heartbeats).toBe(4);
+  });
+
   it('starts no more records once a heartbeat says the group rebalances, and reads them again from there', async () => {
     const calls: string[] = [];
     let clock: FakeClock | undefined;
