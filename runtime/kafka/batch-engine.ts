@@ -394,6 +394,48 @@ export class BatchEngine {
    * a record's newest copy from the copies it left behind.
    */
   private async send(entries: Entry[], chain: Chain | undefined): Promise<void> {
+    await this.sendOnce(entries, chain);
+    // A copy the broker will never take ends as a dead letter with the reason, and a dead letter
+    // it will never take is sent without its value: the partition moves on, never loops.
+    for (let round = 0; round < 2; round++) {
+      const unsendable = entries.filter(
+        (entry) => entry.refused?.code === 'copy-unsendable' && !entry.copy?.dropValue,
+      );
+      if (unsendable.length === 0) return;
+      for (const entry of unsendable) this.insteadOfUnsendable(entry);
+      await this.sendOnce(unsendable, chain);
+    }
+  }
+
+  /** What a record whose copy the broker refused for good sends instead. */
+  private insteadOfUnsendable(entry: Entry): void {
+    const { rt } = this.parts;
+    const refused = entry.refused as KafkaRetryError;
+    const copy = entry.copy as Copy;
+    delete entry.refused;
+    if (copy.destination !== rt.rules.deadLetterTopic) {
+      const decision = {
+        kind: 'dead-letter' as const,
+        reason: 'permanent' as const,
+        because: `unsendable: ${refused.message}`,
+      };
+      entry.run = { decision, error: refused, handlerCalls: entry.run?.handlerCalls ?? 0 };
+      delete entry.park;
+      entry.copy = copyOf(rt, entry.d, entry.reading, decision, refused);
+      return;
+    }
+    const { d } = entry;
+    entry.copy = {
+      ...copy,
+      dropValue: true,
+      headers: {
+        ...copy.headers,
+        [KAFKA_HEADERS.valueDropped]: `${d.topic}[${d.partition}]@${d.message.offset}`,
+      },
+    };
+  }
+
+  private async sendOnce(entries: Entry[], chain: Chain | undefined): Promise<void> {
     const { rt } = this.parts;
     const sending = entries.filter((entry) => entry.copy !== undefined);
     if (sending.length === 0) return;
@@ -405,7 +447,7 @@ export class BatchEngine {
         topic: (copy as Copy).destination,
         message: {
           key: d.message.key,
-          value: d.message.value,
+          value: (copy as Copy).dropValue ? null : d.message.value,
           headers: chain
             ? { ...(copy as Copy).headers, [KAFKA_HEADERS.copiedAt]: String(madeAt) }
             : (copy as Copy).headers,

@@ -14,6 +14,9 @@ import { RetryTopologyError } from '../../policy/errors';
  * - unknown-topic: a record from a topic that is not in the plan; left uncommitted, partition held.
  * - produce-failed: a retry, parking or dead-letter copy was not acked; not committed, read again
  *   after a back-off.
+ * - copy-unsendable: the broker refused a copy for good (too large, malformed, not allowed); the
+ *   record is dead-lettered with the reason, and, when its dead letter is refused too, dead-lettered
+ *   without its value (`retry-value-dropped` says where the value is).
  * - step-failed: a step between produce and commit failed (an unexpected error in a batch, or the
  *   fault tests' hook); as produce-failed.
  * - chain-read-failed: per-key order could not read the retry topics' commits
@@ -33,6 +36,7 @@ export type KafkaRetryErrorCode =
   | 'topics-not-visible'
   | 'unknown-topic'
   | 'produce-failed'
+  | 'copy-unsendable'
   | 'step-failed'
   | 'chain-read-failed'
   | 'chain-split'

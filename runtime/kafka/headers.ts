@@ -20,6 +20,11 @@ export const KAFKA_HEADERS = {
    * copy earlier than the runtime made it.
    */
   copiedAt: 'retry-copied-at',
+  /**
+   * On a dead letter sent without its value, because the broker would not take the record:
+   * `topic[partition]@offset` of the record that holds the value.
+   */
+  valueDropped: 'retry-value-dropped',
 } as const;
 
 /** Every header the runtime writes: replaced on each copy, never carried over twice. */

@@ -13,6 +13,8 @@ export interface Copy {
   destination: string;
   headers: CopyHeaders;
   notBefore?: number;
+  /** A dead letter sent without the record's value, which the broker would not take. */
+  dropValue?: true;
 }
 
 /**

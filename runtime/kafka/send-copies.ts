@@ -51,31 +51,77 @@ async function sendAll(
     if (indexes) indexes.push(index);
     else byTopic.set(copy.topic, [index]);
   });
+  const send = (topic: string, chunk: number[]): Promise<void> => {
+    const messages = chunk.map((index) => (copies[index] as OutgoingCopy).message);
+    return (
+      producer
+        // The Confluent client refuses a per-send `acks`; its producer config carries acks (-1 by default).
+        .send({ topic, messages, ...(client === 'kafkajs' ? { acks } : {}) })
+        .then(
+          () => undefined,
+          (cause: unknown) => {
+            const refusal = neverTaken(cause);
+            // One copy the broker will never take refuses its whole request: each is sent alone,
+            // so that only that one is refused.
+            if (refusal && chunk.length > 1) return Promise.all(chunk.map((index) => send(topic, [index])));
+            const partitions = [...new Set(messages.map((message) => message.partition))].join(',');
+            const error = refusal
+              ? new KafkaRetryError(
+                  'copy-unsendable',
+                  `${topic}[${partitions}] refused the copy for good (${refusal})`,
+                  { cause },
+                )
+              : new KafkaRetryError(
+                  'produce-failed',
+                  `producing ${messages.length} copies to ${topic}[${partitions}] failed`,
+                  { cause },
+                );
+            for (const index of chunk) results[index] = error;
+          },
+        )
+        .then(() => undefined)
+    );
+  };
   const requests: Array<Promise<void>> = [];
   for (const [topic, indexes] of byTopic) {
     for (const chunk of chunks(indexes, (index) => sizeOf((copies[index] as OutgoingCopy).message))) {
-      const messages = chunk.map((index) => (copies[index] as OutgoingCopy).message);
-      requests.push(
-        producer
-          // The Confluent client refuses a per-send `acks`; its producer config carries acks (-1 by default).
-          .send({ topic, messages, ...(client === 'kafkajs' ? { acks } : {}) })
-          .then(
-            () => undefined,
-            (cause: unknown) => {
-              const partitions = [...new Set(messages.map((message) => message.partition))].join(',');
-              const error = new KafkaRetryError(
-                'produce-failed',
-                `producing ${messages.length} copies to ${topic}[${partitions}] failed`,
-                { cause },
-              );
-              for (const index of chunk) results[index] = error;
-            },
-          ),
-      );
+      requests.push(send(topic, chunk));
     }
   }
   await Promise.all(requests);
   return results;
+}
+
+/**
+ * Kafka's error codes for a record the broker refuses whatever the number of tries: too large,
+ * malformed, or not allowed. KafkaJS and the Confluent client both report the protocol's code
+ * (librdkafka uses the same numbers for the broker's errors and its own size check).
+ */
+const NEVER_TAKEN = new Map<number, string>([
+  [2, 'CORRUPT_MESSAGE'],
+  [10, 'MESSAGE_TOO_LARGE'],
+  [18, 'RECORD_LIST_TOO_LARGE'],
+  [29, 'TOPIC_AUTHORIZATION_FAILED'],
+  [32, 'INVALID_TIMESTAMP'],
+  [43, 'UNSUPPORTED_FOR_MESSAGE_FORMAT'],
+  [87, 'INVALID_RECORD'],
+]);
+
+/** The name of the refusal when `error` (or an error it wraps) says the broker will never take the record. */
+export function neverTaken(error: unknown, depth = 0): string | undefined {
+  if (depth > 5 || error === null || typeof error !== 'object') return undefined;
+  const { code, cause, originalError, errors } = error as {
+    code?: unknown;
+    cause?: unknown;
+    originalError?: unknown;
+    errors?: unknown;
+  };
+  if (typeof code === 'number' && NEVER_TAKEN.has(code)) return NEVER_TAKEN.get(code);
+  for (const inner of [cause, originalError, ...(Array.isArray(errors) ? errors : [])]) {
+    const found = neverTaken(inner, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
 }
 
 function chunks(indexes: number[], size: (index: number) => number): number[][] {

@@ -493,6 +493,44 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(consumer.commits()).toEqual([`commit ${source}[0]@6`]);
   });
 
+  it('a retry copy the broker will never take (too large) ends as a dead letter with the reason; the rest of its request goes through', async () => {
+    const { consumer, producer } = await setUp(async () => {
+      throw httpError(503);
+    });
+    producer.maxValueBytes.set(level1, 10);
+    await consumer.deliver(source, 0, 0, [
+      { value: 'small' },
+      { value: 'x'.repeat(50) },
+      { value: 'small-too' },
+    ]);
+    expect(producer.copies.map((copy) => [copy.topic, String(copy.message.value).length])).toEqual([
+      [level1, 5],
+      [level1, 9],
+      [dlt, 50],
+    ]);
+    const dead = producer.copies[2]?.message.headers;
+    expect(header(dead, HEADERS.reason)).toBe('permanent');
+    expect(header(dead, HEADERS.because)).toMatch(/^unsendable: .*MESSAGE_TOO_LARGE/);
+    // The partition moves on: committed past all three, not read again.
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@3`]);
+  });
+
+  it('a dead letter the broker will never take is sent without its value, pointing at the record that holds it', async () => {
+    const { consumer, producer, events } = await setUp(async () => {
+      throw new InvalidCurrencyError('XXX');
+    });
+    producer.maxValueBytes.set(dlt, 10);
+    await consumer.deliver(source, 1, 7, [{ value: 'x'.repeat(50), headers: TRACE }]);
+    const [dead] = producer.copies;
+    expect(dead?.topic).toBe(dlt);
+    expect(dead?.message.value).toBeNull();
+    expect(header(dead?.message.headers, KAFKA_HEADERS.valueDropped)).toBe(`${source}[1]@7`);
+    expect(header(dead?.message.headers, HEADERS.reason)).toBe('permanent');
+    expect(header(dead?.message.headers, 'traceparent')).toBe(TRACE.traceparent);
+    expect(consumer.commits()).toEqual([`commit ${source}[1]@8`]);
+    expect(events.filter((event) => event.type === 'failed')).toEqual([]);
+  });
+
   it('heartbeats while one long handler runs, outside its slot, so the member is not evicted', async () => {
     let release: () => void = () => {};
     const blocked = new Promise<void>((resolve) => {

@@ -138,6 +138,8 @@ export class BatchProducer implements Pick<Producer, 'send'> {
   readonly held: Held[] = [];
   failSends = 0;
   hold = false;
+  /** A topic's max.message.bytes, by value length: a request holding a larger record is refused for good. */
+  readonly maxValueBytes = new Map<string, number>();
   constructor(private readonly log: string[]) {}
 
   async send(record: ProducerRecord): Promise<RecordMetadata[]> {
@@ -145,6 +147,20 @@ export class BatchProducer implements Pick<Producer, 'send'> {
     if (this.failSends-- > 0) {
       this.log.push(`${line} refused`);
       throw new Error('NOT_ENOUGH_REPLICAS (simulated)');
+    }
+    const limit = this.maxValueBytes.get(record.topic);
+    if (limit !== undefined && record.messages.some((m) => (m.value?.length ?? 0) > limit)) {
+      this.log.push(`${line} too large`);
+      // As KafkaJS reports it: the protocol's error, not retriable.
+      throw Object.assign(
+        new Error('The request included a message larger than the max message size the server will accept'),
+        {
+          name: 'KafkaJSProtocolError',
+          type: 'MESSAGE_TOO_LARGE',
+          code: 10,
+          retriable: false,
+        },
+      );
     }
     if (this.hold) {
       this.log.push(`${line} sent`);
