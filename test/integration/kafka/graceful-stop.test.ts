@@ -16,6 +16,8 @@ afterEach(async () => {
 });
 
 const RECORDS = 40;
+// The stop comes once a handler runs: the Confluent client's first batches hold one record each,
+// and KafkaJS's hold a partition's whole backlog, so how many run by then depends on the client.
 const shapes: Array<[string, (signal: AbortSignal) => unknown]> = [
   ['the signal’s reason (as fetch does)', (signal) => signal.reason],
   ['an AbortError (as timers/promises and drivers do)', () => new DOMException('aborted', 'AbortError')],
@@ -67,7 +69,7 @@ describe('stop() while handlers run (real Kafka)', () => {
       // Sent first, so that each partition's first batch holds all its records.
       await sendAll(harness);
       const stopping = await harness.start({ handler: first.handler });
-      await waitFor(() => first.started.length >= 10, 30_000, 'handlers running');
+      await waitFor(() => first.started.length >= 1, 30_000, 'a handler running');
       await stopping.stop();
 
       const second = recording();
@@ -88,7 +90,7 @@ describe('stop() while handlers run (real Kafka)', () => {
     const first = honouring((signal) => signal.reason);
     await sendAll(harness);
     const stopping = await harness.startChain({ handler: first.handler });
-    await waitFor(() => first.started.length >= 10, 30_000, 'handlers running');
+    await waitFor(() => first.started.length >= 1, 30_000, 'a handler running');
     await stopping.stop();
 
     const second = recording();
@@ -114,7 +116,7 @@ describe('stop() while handlers run (real Kafka)', () => {
         throw new Error('an unknown error, after the deadline');
       },
     });
-    await waitFor(() => started.length >= 10, 30_000, 'handlers running');
+    await waitFor(() => started.length >= 1, 30_000, 'a handler running');
     // Resolves while every handler is still blocked.
     await stopping.stop();
     release();
