@@ -143,7 +143,7 @@ export class BatchEngine {
     const { rt, gate } = this.parts;
     const role = this.roleOf(topic);
     if (rt.stopping.aborted) {
-      gate.park(topic, partition, first.offset);
+      gate.park(topic, partition);
       return;
     }
     try {
@@ -157,7 +157,7 @@ export class BatchEngine {
         caught instanceof KafkaRetryError
           ? caught
           : new KafkaRetryError('step-failed', `a batch of ${topic}[${partition}] failed`, { cause: caught });
-      const retryInMs = gate.holdAfterFailure(topic, partition, first.offset);
+      const retryInMs = gate.holdAfterFailure(topic, partition);
       rt.emit({ type: 'failed', role, topic, partition, offset: first.offset, error, retryInMs });
     }
   }
@@ -187,7 +187,7 @@ export class BatchEngine {
     const chain = chains.of(partition);
     if (!chain) {
       // Not in this member's last assignment as it was told: the assignment is on its way.
-      this.parts.gate.holdAfterFailure(topic, partition, first.offset);
+      this.parts.gate.holdAfterFailure(topic, partition);
       return;
     }
     await chain.serial(async () => {
@@ -514,7 +514,12 @@ export class BatchEngine {
     }
   }
 
-  /** 6. Where the partition is read next. */
+  /**
+   * 6. Where the partition is read next. The engine never seeks (gate.ts): it resolves the
+   * batch's records up to the commit point, and the client reads the partition again from the
+   * first record it did not resolve, in this assignment only. A partition that moves away and
+   * comes back starts from the group's commit.
+   */
   private position(
     batch: Batch,
     entries: Entry[],
@@ -523,27 +528,29 @@ export class BatchEngine {
     last: ConsumedMessage,
     role: KafkaRole,
   ) {
-    const { rt, gate, consumer } = this.parts;
-    const { topic, partition } = batch.payload.batch;
+    const { rt, gate } = this.parts;
+    const { payload } = batch;
+    const { topic, partition } = payload.batch;
     if (entries.every((entry) => entry.done)) {
       gate.succeeded(topic, partition);
       if (!hold) {
-        batch.payload.resolveOffset(last.offset);
+        payload.resolveOffset(last.offset);
         return;
       }
-      gate.holdUntil(topic, partition, hold.offset, hold.dueAt);
+      resolveBelow(payload, BigInt(hold.offset));
+      gate.holdUntil(topic, partition, hold.dueAt);
       rt.emit({ type: 'waiting', role, topic, partition, offset: hold.offset, dueAt: hold.dueAt });
       return;
     }
-    const at = String(point);
+    resolveBelow(payload, point);
     // Records left because the runtime stops: the next owner (or this one, restarted) reads them.
     if (rt.stopping.aborted) {
-      gate.park(topic, partition, at);
+      gate.park(topic, partition);
       return;
     }
     const refused = entries.filter((entry) => entry.refused !== undefined);
     if (refused.length > 0) {
-      const retryInMs = gate.holdAfterFailure(topic, partition, at);
+      const retryInMs = gate.holdAfterFailure(topic, partition);
       for (const { d, refused: error } of refused) {
         rt.emit({
           type: 'failed',
@@ -555,16 +562,10 @@ export class BatchEngine {
           retryInMs,
         });
       }
-      return;
     }
-    // Records not started because the group is rebalancing (or, per-key order, waiting on an
-    // older record of their key): read again from the first of them, should this member keep
-    // the partition (a rebalance drops the position anyway).
-    try {
-      consumer.seek({ topic, partition, offset: at });
-    } catch {
-      // The partition is no longer this member's: its new owner reads from the commit.
-    }
+    // Otherwise records not started because the group is rebalancing (or, per-key order, waiting
+    // on an older record of their key) are read again from the first of them, should this member
+    // keep the partition.
   }
 
   /** 7. What was carried out, counted and reported once it is on the broker. */
@@ -670,4 +671,10 @@ export function commitPoint(
   if (pending) return pending.offset;
   if (hold) return BigInt(hold.offset);
   return last + 1n;
+}
+
+/** Resolves the batch's records below `offset`: the client reads the partition again from it. */
+function resolveBelow(payload: EachBatchPayloadLike, offset: bigint): void {
+  const first = payload.batch.messages[0];
+  if (first && offset > BigInt(first.offset)) payload.resolveOffset(String(offset - 1n));
 }

@@ -2,14 +2,18 @@ import type { Clock } from '../clock';
 import type { ConsumerLike } from './contract';
 
 /**
- * Holds a partition without blocking the poll loop: seek back to the record, pause the
- * partition, resume it later. While paused the client keeps polling its other partitions and
- * keeps heartbeating (KafkaJS 2.2.4 sleeps `maxWaitTimeInMs` and heartbeats when every partition
- * is paused), so a wait of any length causes no rebalance. The record is read again after the
- * resume, and the due check runs again then: a hold that ends early is harmless.
+ * Holds a partition without blocking the poll loop: pause it, resume it later. It never seeks:
+ * the engine resolves a batch's records only up to the first one it did not carry out, and both
+ * clients read a partition again from there (KafkaJS from its resolved offset, the Confluent
+ * client by its own seek after the batch). A seek of ours could outlive the assignment it was
+ * made in: both clients keep a seek for a partition they no longer hold and apply it when the
+ * partition comes back, which would read again what another member committed meanwhile.
  *
- * A hold does not survive a rebalance, and does not need to: the new owner reads the record at
- * the committed offset and holds it itself.
+ * While paused the client keeps polling its other partitions and keeps heartbeating (KafkaJS
+ * 2.2.4 sleeps `maxWaitTimeInMs` and heartbeats when every partition is paused), so a wait of any
+ * length causes no rebalance. The record is read again after the resume, and the due check runs
+ * again then: a hold that ends early is harmless. A new owner reads the record at the committed
+ * offset and holds it itself.
  */
 export class PartitionGate {
   private readonly holds = new Map<string, AbortController>();
@@ -22,21 +26,21 @@ export class PartitionGate {
     private readonly backoff: { initialMs: number; maxMs: number },
   ) {}
 
-  /** Reads `offset` again no earlier than `until` (epoch ms). */
-  holdUntil(topic: string, partition: number, offset: string, until: number): void {
-    this.hold(topic, partition, offset, Math.max(0, until - this.clock.now()));
+  /** Reads the partition again no earlier than `until` (epoch ms). */
+  holdUntil(topic: string, partition: number, until: number): void {
+    this.hold(topic, partition, Math.max(0, until - this.clock.now()));
   }
 
   /**
-   * After a failed produce or commit: read the record again after a back-off that doubles with
-   * each failure in a row on this partition (never a hot loop), and returns it.
+   * After a failed produce or commit: read the partition again after a back-off that doubles
+   * with each failure in a row on it (never a hot loop), and returns it.
    */
-  holdAfterFailure(topic: string, partition: number, offset: string): number {
+  holdAfterFailure(topic: string, partition: number): number {
     const where = `${topic}:${partition}`;
     const failures = (this.failures.get(where) ?? 0) + 1;
     this.failures.set(where, failures);
     const waitMs = Math.min(this.backoff.maxMs, this.backoff.initialMs * 2 ** Math.min(failures - 1, 30));
-    this.hold(topic, partition, offset, waitMs);
+    this.hold(topic, partition, waitMs);
     return waitMs;
   }
 
@@ -45,9 +49,8 @@ export class PartitionGate {
     this.failures.delete(`${topic}:${partition}`);
   }
 
-  /** Leaves the partition paused at `offset` for good: the consumer is stopping. */
-  park(topic: string, partition: number, offset: string): void {
-    this.consumer.seek({ topic, partition, offset });
+  /** Leaves the partition paused for good: the consumer is stopping. */
+  park(topic: string, partition: number): void {
     this.consumer.pause([{ topic, partitions: [partition] }]);
   }
 
@@ -57,13 +60,12 @@ export class PartitionGate {
     this.holds.clear();
   }
 
-  private hold(topic: string, partition: number, offset: string, waitMs: number): void {
+  private hold(topic: string, partition: number, waitMs: number): void {
     if (this.stopped.signal.aborted) return;
     const where = `${topic}:${partition}`;
     this.holds.get(where)?.abort();
     const hold = new AbortController();
     this.holds.set(where, hold);
-    this.consumer.seek({ topic, partition, offset });
     this.consumer.pause([{ topic, partitions: [partition] }]);
     this.clock.sleep(waitMs, hold.signal).then(
       () => {
@@ -71,8 +73,7 @@ export class PartitionGate {
         try {
           this.consumer.resume([{ topic, partitions: [partition] }]);
         } catch {
-          // The partition went to another member meanwhile (the Confluent client refuses to
-          // resume an unassigned partition): its new owner reads the record from the commit.
+          // Not connected any more: the consumer is going away.
         }
       },
       () => undefined,
