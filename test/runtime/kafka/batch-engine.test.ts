@@ -335,6 +335,28 @@ describe('the batched engine (fake kafkajs clients)', () => {
     },
   );
 
+  it('handlers that listen on the stop signal, up to the concurrency of both consumers, raise no MaxListenersExceededWarning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.name);
+    process.on('warning', onWarning);
+    try {
+      const { consumer, retrying, retry } = await setUp((_message, { signal }) => {
+        return new Promise<void>((resolve) =>
+          signal.addEventListener('abort', () => resolve(), { once: true }),
+        );
+      });
+      const many = Array.from({ length: 16 }, () => ({}));
+      const done = [consumer.deliver(source, 0, 0, many), retrying.deliver(level1, 0, 0, many)];
+      await flush();
+      await retry.stop();
+      await Promise.all(done);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).not.toContain('MaxListenersExceededWarning');
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('stop resolves at its deadline while a handler ignores the signal; the batch then copies and commits nothing', async () => {
     let release: () => void = () => {};
     const blocked = new Promise<void>((resolve) => {
