@@ -58,6 +58,8 @@ interface Entry {
 
 interface Batch {
   payload: EachBatchPayloadLike;
+  /** When its records stop starting: half the plan's poll interval after it began. */
+  startBy: number;
   /** Its topic-partition: the limiter serves each in turn. */
   lane: string;
   heartbeatAt: number;
@@ -209,10 +211,14 @@ export class BatchEngine {
     }
     const ahead = this.aheadOf(topic, partition);
     const { entries, hold } = this.read(payload, ahead, level, role);
+    const now = this.parts.rt.clock.now();
     const batch: Batch = {
       payload,
+      // The Confluent client leaves the group when a batch outlasts max.poll.interval.ms (KafkaJS
+      // has no such limit): the records not started by half of it are read again, in a new batch.
+      startBy: now + this.parts.rt.rules.maxPollIntervalMs / 2,
       lane: `${topic}\u0000${partition}`,
-      heartbeatAt: this.parts.rt.clock.now(),
+      heartbeatAt: now,
       rebalancing: false,
     };
     await this.decide(entries, batch, chain);
@@ -330,6 +336,7 @@ export class BatchEngine {
       const run = await this.limiter.run(async () => {
         // Not started: left uncommitted, for this member or the next owner to read again.
         if (rt.stopping.aborted || batch.rebalancing || batch.payload.isStale()) return undefined;
+        if (rt.clock.now() >= batch.startBy) return undefined;
         return callHandler(rt, entry.d, entry.reading);
       }, batch.lane);
       if (!run) return;

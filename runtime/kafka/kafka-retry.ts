@@ -236,6 +236,9 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
       // The Confluent client takes these per consumer, never per call (contract.ts).
       consumer = kafka.consumer({
         kafkaJS: { groupId, autoCommit: false, fromBeginning: start, ...kafkaJS, ...settings },
+        // The plan's poll interval, which its in-memory retries were checked against; a
+        // `rebalanceTimeout` in consumerSettings takes its place, as the client has it.
+        'max.poll.interval.ms': rules.maxPollIntervalMs,
         ...top,
       });
     }

@@ -554,6 +554,48 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(events.filter((event) => event.type === 'failed')).toEqual([]);
   });
 
+  it('keeps a batch within the plan’s poll interval: records not started by half of it are read again', async () => {
+    let clock: FakeClock | undefined;
+    const calls: string[] = [];
+    const set = await setUp(
+      async (message) => {
+        calls.push(String(message.value));
+        // Each call takes 100 s; the plan's poll interval is 5 min.
+        await clock?.advance(100_000);
+      },
+      { concurrency: 1 },
+    );
+    clock = set.clock;
+    expect(plan.targets.kafka?.maxPollIntervalMs).toBe(300_000);
+    const resolved = await set.consumer.deliver(source, 0, 0, [
+      { value: 'a' },
+      { value: 'b' },
+      { value: 'c' },
+    ]);
+    expect(calls).toEqual(['a', 'b']);
+    expect(resolved).toEqual(['1']);
+    expect(set.consumer.commits()).toEqual([`commit ${source}[0]@2`]);
+  });
+
+  it('gives the consumers it makes on the Confluent client the plan’s max.poll.interval.ms', async () => {
+    const configs: Array<Record<string, unknown>> = [];
+    const retry = createKafkaRetry({
+      plan,
+      client: 'confluent',
+      handler: async () => {},
+      producer: new BatchProducer([]),
+      meter: undefined,
+    });
+    await retry.run({
+      consumer: (config) => {
+        configs.push(config as Record<string, unknown>);
+        return new BatchConsumer();
+      },
+    });
+    expect(configs.map((config) => config['max.poll.interval.ms'])).toEqual([300_000, 300_000]);
+    await retry.stop();
+  });
+
   it('heartbeats while one long handler runs, outside its slot, so the member is not evicted', async () => {
     let release: () => void = () => {};
     const blocked = new Promise<void>((resolve) => {
