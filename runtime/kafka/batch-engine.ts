@@ -102,16 +102,20 @@ export class BatchEngine {
   /** Batches under way, so that stopping can wait for their sends and commits. */
   private readonly running = new Set<Promise<void>>();
 
-  /** Resolves when the stop's deadline passes. */
-  private readonly abandoned: Promise<void>;
+  /** Batches under way, each with how to return it early: at the stop's deadline. */
+  private readonly returning = new Set<() => void>();
 
   constructor(private readonly parts: BatchEngineParts) {
     this.limiter = new Limiter(Math.max(1, Math.floor(parts.concurrency)));
-    const signal = parts.rt.abandoned;
-    this.abandoned = new Promise((resolve) => {
-      if (signal.aborted) resolve();
-      else signal.addEventListener('abort', () => resolve(), { once: true });
-    });
+    // A listener of its own, not a race against a promise that never settles: each race would
+    // leave a reaction on it, one per batch, for as long as the consumer runs.
+    parts.rt.abandoned.addEventListener(
+      'abort',
+      () => {
+        for (const early of this.returning) early();
+      },
+      { once: true },
+    );
   }
 
   /**
@@ -122,9 +126,16 @@ export class BatchEngine {
   async onBatch(payload: EachBatchPayloadLike): Promise<void> {
     const handling = this.handle(payload);
     this.running.add(handling);
+    let early: () => void = () => {};
     try {
-      await Promise.race([handling, this.abandoned]);
+      await new Promise<void>((resolve) => {
+        early = resolve;
+        if (this.parts.rt.abandoned.aborted) resolve();
+        else this.returning.add(resolve);
+        void handling.then(resolve);
+      });
     } finally {
+      this.returning.delete(early);
       this.running.delete(handling);
     }
   }
