@@ -2,7 +2,7 @@ import type { Level } from '../../policy/plan/types';
 import type { HandlerRun } from '../run-handler';
 import { type Place, place } from './chain-keys';
 import type { Chain, Chains } from './chains';
-import type { ConsumedMessage, ConsumerLike, EachBatchPayloadLike } from './contract';
+import type { ConsumedMessage, EachBatchPayloadLike } from './contract';
 import { callHandler, type Delivery, handled, type Reading, type Runtime, read } from './delivery';
 import { DoneAhead } from './done-ahead';
 import { dueAt } from './due';
@@ -11,6 +11,7 @@ import type { PartitionGate } from './gate';
 import { copiedAtOf, headerText, KAFKA_HEADERS, parkedCopyHeaders } from './headers';
 import { Limiter } from './limiter';
 import type { KafkaRole } from './options';
+import type { Positions, Turn } from './positions';
 import { type Copy, copyOf } from './route';
 import { sendCopies } from './send-copies';
 
@@ -82,7 +83,8 @@ const HEARTBEAT_EVERY_MS = 500;
 
 export interface BatchEngineParts {
   rt: Runtime;
-  consumer: ConsumerLike;
+  /** The consumer's position owner: the engine's commits go through it. */
+  positions: Positions;
   /** 'chain': one consumer reads the source topic (main) and the retry topics (retry). */
   role: KafkaRole | 'chain';
   /** Retry role: the plan's level of each retry topic. */
@@ -153,16 +155,19 @@ export class BatchEngine {
     const { topic, partition, messages } = payload.batch;
     const first = messages[0];
     if (!first || payload.isStale()) return;
-    const { rt, gate } = this.parts;
+    const { rt, gate, positions } = this.parts;
     const role = this.roleOf(topic);
+    // The partition's position changes only once this batch is over (positions.ts).
+    const turn = positions.begin(topic, partition, BigInt(first.offset));
     if (rt.stopping.aborted) {
       gate.park(topic, partition);
+      positions.end(turn);
       return;
     }
     try {
       const chains = this.parts.chains;
-      if (!chains) await this.batch(payload, first, role, undefined);
-      else await this.chainBatch(chains, payload, first, role);
+      if (!chains) await this.batch(payload, turn, role, undefined);
+      else await this.chainBatch(chains, payload, turn, role);
     } catch (caught) {
       // A topic outside the plan, or a step the engine does not expect to fail: read the batch
       // again after a back-off.
@@ -172,6 +177,8 @@ export class BatchEngine {
           : new KafkaRetryError('step-failed', `a batch of ${topic}[${partition}] failed`, { cause: caught });
       const retryInMs = gate.holdAfterFailure(topic, partition);
       rt.emit({ type: 'failed', role, topic, partition, offset: first.offset, error, retryInMs });
+    } finally {
+      positions.end(turn);
     }
   }
 
@@ -186,7 +193,7 @@ export class BatchEngine {
   private async chainBatch(
     chains: Chains,
     payload: EachBatchPayloadLike,
-    first: ConsumedMessage,
+    turn: Turn,
     role: KafkaRole,
   ): Promise<void> {
     const { topic, partition } = payload.batch;
@@ -205,13 +212,13 @@ export class BatchEngine {
     }
     await chain.serial(async () => {
       if (!(await chains.admit(chain, payload))) return;
-      await this.batch(payload, first, role, chain);
+      await this.batch(payload, turn, role, chain);
     });
   }
 
   private async batch(
     payload: EachBatchPayloadLike,
-    first: ConsumedMessage,
+    turn: Turn,
     role: KafkaRole,
     chain: Chain | undefined,
   ): Promise<void> {
@@ -248,7 +255,7 @@ export class BatchEngine {
     if (this.parts.rt.abandoned.aborted) return;
     const last = messages[messages.length - 1] as ConsumedMessage;
     const point = commitPoint(entries, hold, BigInt(last.offset));
-    const committed = await this.commit(topic, partition, point, BigInt(first.offset), ahead);
+    const committed = await this.commit(payload, turn, point, ahead);
     // Done records the commit does not cover are remembered, so that reading them again (after
     // a refused copy, or a failed commit while the group rejoins and this member keeps the
     // partition) skips them instead of running and copying them a second time.
@@ -267,7 +274,7 @@ export class BatchEngine {
     level: Level | undefined,
     role: KafkaRole,
   ): { entries: Entry[]; hold?: Hold } {
-    const { rt, consumer, gate } = this.parts;
+    const { rt } = this.parts;
     const { topic, partition, messages } = payload.batch;
     const entries: Entry[] = [];
     for (const message of messages) {
@@ -279,7 +286,7 @@ export class BatchEngine {
         if (rt.clock.now() < due.dueAt)
           return { entries, hold: { offset: message.offset, dueAt: due.dueAt } };
       }
-      const d: Delivery = { role, consumer, gate, topic, partition, message, ...(level ? { level } : {}) };
+      const d: Delivery = { role, topic, partition, message, ...(level ? { level } : {}) };
       const reading = read(d);
       entries.push({
         d,
@@ -503,22 +510,18 @@ export class BatchEngine {
   }
 
   /**
-   * 5. One commit for the batch, when it moves past the batch's first record. A failed commit is
-   * reported and not retried: the next batch's commit covers it, and if none comes (a rebalance)
-   * the records are read again. False when it failed.
+   * 5. One commit for the batch, through the position owner: never backwards, and never for a
+   * partition assigned again since the batch began. A failed commit is reported and not retried:
+   * the next batch's commit covers it, and if none comes (a rebalance) the records are read
+   * again. False when the group's commit does not cover `point`.
    */
-  private async commit(
-    topic: string,
-    partition: number,
-    point: bigint,
-    firstOffset: bigint,
-    ahead: DoneAhead,
-  ): Promise<boolean> {
-    if (point <= firstOffset) return true;
-    const { rt, consumer } = this.parts;
-    const role = this.roleOf(topic);
+  private async commit(payload: EachBatchPayloadLike, turn: Turn, point: bigint, ahead: DoneAhead) {
+    if (point <= turn.firstOffset) return true;
+    const { rt, positions } = this.parts;
+    const { topic, partition } = turn;
     try {
-      await consumer.commitOffsets([{ topic, partition, offset: String(point) }]);
+      const outcome = await positions.commit(turn, point, () => payload.isStale());
+      if (outcome === 'outdated') return false;
       ahead.committed(point);
       return true;
     } catch (cause) {
@@ -527,6 +530,7 @@ export class BatchEngine {
         `committing ${topic}[${partition}] at ${point} failed`,
         { cause },
       );
+      const role = this.roleOf(topic);
       rt.emit({ type: 'failed', role, topic, partition, offset: String(point - 1n), error });
       return false;
     }

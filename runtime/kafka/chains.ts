@@ -1,8 +1,9 @@
 import { KeyIndex } from './chain-keys';
-import type { AdminLike, ConsumedMessage, ConsumerLike, EachBatchPayloadLike, KafkaClient } from './contract';
+import type { AdminLike, ConsumedMessage, EachBatchPayloadLike } from './contract';
 import { KafkaRetryError } from './errors';
 import { copiedAtOf, headerText, KAFKA_HEADERS, originOf } from './headers';
 import type { KafkaRetryEvent } from './options';
+import type { Positions } from './positions';
 
 /**
  * Per-key order with one owner per chain. A chain is partition p of the source topic and
@@ -18,8 +19,8 @@ import type { KafkaRetryEvent } from './options';
  */
 
 export interface ChainsParts {
-  consumer: ConsumerLike;
-  client: KafkaClient;
+  /** The consumer's position owner: the chains' seeks, pauses and resumes go through it. */
+  positions: Positions;
   admin: AdminLike;
   group: string;
   /**
@@ -39,7 +40,7 @@ interface Scan {
   until: bigint;
 }
 
-type Positions = Map<string, Scan>;
+type ScanPlan = Map<string, Scan>;
 
 export class Chain {
   keys = new KeyIndex();
@@ -66,9 +67,11 @@ export class Chain {
 
 export class Chains {
   private chains = new Map<number, Chain>();
-  private positions: Promise<Positions> | undefined;
+  private scanPlan: Promise<ScanPlan> | undefined;
   /** Counts assignments: what a member remembers of its partitions is only good for one. */
   generation = 0;
+  /** The position owner's number for the assignment the chains were made in. */
+  private asOf = 0;
 
   constructor(private readonly parts: ChainsParts) {}
 
@@ -78,8 +81,11 @@ export class Chains {
    * before it starts fetching.
    */
   assigned(assignment: Array<{ topic: string; partition: number }>): Promise<void> {
-    const { consumer, sourceTopic, retryTopics } = this.parts;
+    const { sourceTopic, retryTopics } = this.parts;
     this.generation++;
+    // Every change the chains ask for belongs to this assignment (positions.ts made it afresh,
+    // every partition unpaused).
+    this.asOf = this.parts.positions.current;
     this.chains = new Map();
     const held = new Map<number, Set<string>>();
     const ours = assignment.filter(({ topic }) => topic === sourceTopic || retryTopics.includes(topic));
@@ -88,26 +94,12 @@ export class Chains {
       topics.add(topic);
       held.set(partition, topics);
     }
-    // A partition paused in the last assignment may stay paused in this one (KafkaJS keeps the
-    // pause; librdkafka may): every chain starts afresh, unpaused. The Confluent client calls
-    // back before it makes the assignment, so its resume waits for that.
-    const resume = () => {
-      for (const { topic, partition } of ours) {
-        try {
-          consumer.resume([{ topic, partitions: [partition] }]);
-        } catch {
-          // Not this member's any more.
-        }
-      }
-    };
-    if (this.parts.client === 'kafkajs') resume();
-    else setImmediate(resume);
     for (const [partition, topics] of held) {
       const chain = new Chain(partition);
       if (topics.size < retryTopics.length + 1) chain.state = 'split';
       this.chains.set(partition, chain);
     }
-    this.positions = undefined;
+    this.scanPlan = undefined;
     // Read the log ends now, not at the first batch: a retry partition the group never committed
     // on must be moved to its start before anything is read from it.
     return this.plan().then(
@@ -126,14 +118,14 @@ export class Chains {
     chain.keys = chain.keys.afresh();
     chain.scans.clear();
     chain.state = 'planning';
-    this.positions = undefined;
+    this.scanPlan = undefined;
   }
 
   /** The member lost its partitions (the Confluent client says so; KafkaJS's next join does). */
   revoked(): void {
     this.generation++;
     this.chains = new Map();
-    this.positions = undefined;
+    this.scanPlan = undefined;
   }
 
   of(partition: number): Chain | undefined {
@@ -164,10 +156,10 @@ export class Chains {
       return false;
     }
     if (chain.state === 'planning') {
-      const positions = await this.plan();
+      const scanPlan = await this.plan();
       if (this.chains.get(chain.partition) !== chain) return false;
       for (const retryTopic of this.parts.retryTopics) {
-        const scan = positions.get(`${retryTopic}\u0000${chain.partition}`);
+        const scan = scanPlan.get(`${retryTopic}\u0000${chain.partition}`);
         if (scan && scan.from < scan.until) chain.scans.set(retryTopic, scan);
       }
       chain.state = 'scanning';
@@ -225,54 +217,41 @@ export class Chains {
 
   private ready(chain: Chain): void {
     chain.state = 'ready';
-    for (const topic of chain.held) {
-      try {
-        this.parts.consumer.resume([{ topic, partitions: [chain.partition] }]);
-      } catch {
-        // No longer this member's: the next assignment starts the chain over.
-      }
-    }
+    for (const topic of chain.held) this.parts.positions.resume(topic, chain.partition, this.asOf);
     chain.held.clear();
   }
 
   private restart(chain: Chain, topic: string, from: bigint): void {
-    const { consumer } = this.parts;
-    try {
-      consumer.seek({ topic, partition: chain.partition, offset: String(from) });
-      consumer.resume([{ topic, partitions: [chain.partition] }]);
-    } catch {
-      // No longer this member's.
-    }
+    const { positions } = this.parts;
+    positions.seek(topic, chain.partition, String(from), this.asOf);
+    positions.resume(topic, chain.partition, this.asOf);
   }
 
   private hold(chain: Chain, topic: string, offset: string): void {
     chain.held.add(topic);
-    const { consumer } = this.parts;
-    try {
-      consumer.seek({ topic, partition: chain.partition, offset });
-      consumer.pause([{ topic, partitions: [chain.partition] }]);
-    } catch {
-      // No longer this member's.
-    }
+    const { positions } = this.parts;
+    positions.seek(topic, chain.partition, offset, this.asOf);
+    positions.pause(topic, chain.partition, this.asOf);
   }
 
   /**
    * Per retry partition: the group's commit and the end of the log, read once per assignment.
    * A failure is thrown to the batch (held, read again after a back-off) and read again then.
    */
-  private plan(): Promise<Positions> {
-    if (this.positions) return this.positions;
+  private plan(): Promise<ScanPlan> {
+    if (this.scanPlan) return this.scanPlan;
     const reading = this.read();
-    this.positions = reading;
+    this.scanPlan = reading;
     reading.catch(() => {
-      if (this.positions === reading) this.positions = undefined;
+      if (this.scanPlan === reading) this.scanPlan = undefined;
     });
     return reading;
   }
 
-  private async read(): Promise<Positions> {
-    const { admin, group, formerGroup, retryTopics, consumer } = this.parts;
+  private async read(): Promise<ScanPlan> {
+    const { admin, group, formerGroup, retryTopics, positions } = this.parts;
     const owned = new Set(this.chains.keys());
+    const asOf = this.asOf;
     const [committed, former, ...ends] = await Promise.all([
       admin.fetchOffsets({ groupId: group, topics: retryTopics }),
       admin.fetchOffsets({ groupId: formerGroup, topics: retryTopics }),
@@ -282,7 +261,7 @@ export class Chains {
         cause,
       });
     });
-    const positions: Positions = new Map();
+    const plan: ScanPlan = new Map();
     const commitOf = (offsets: typeof committed, topic: string, partition: number) =>
       BigInt(
         offsets.find((each) => each.topic === topic)?.partitions.find((each) => each.partition === partition)
@@ -297,18 +276,12 @@ export class Chains {
         const commit = own >= 0n ? own : commitOf(former, topic, end.partition);
         const low = BigInt(end.low);
         const from = commit < low ? low : commit;
-        positions.set(`${topic}\u0000${end.partition}`, { from, until: BigInt(end.high) });
+        plan.set(`${topic}\u0000${end.partition}`, { from, until: BigInt(end.high) });
         // Never committed on in this group (or the commit fell off the log): read it from there,
         // as a consumer that starts at the end would skip copies made before this member joined.
-        if (own !== from) {
-          try {
-            consumer.seek({ topic, partition: end.partition, offset: String(from) });
-          } catch {
-            // No longer this member's.
-          }
-        }
+        if (own !== from) positions.seek(topic, end.partition, String(from), asOf);
       }
     });
-    return positions;
+    return plan;
   }
 }

@@ -5,8 +5,7 @@ import { HEADERS } from '../dead-letter';
 import type { TargetRules } from '../decide';
 import type { RetryMetrics } from '../metrics';
 import { type FinalDecision, type HandlerRun, runHandler } from '../run-handler';
-import type { ConsumedMessage, ConsumerLike, KafkaClient, ProducerLike } from './contract';
-import type { PartitionGate } from './gate';
+import type { ConsumedMessage, KafkaClient, ProducerLike } from './contract';
 import { headerText, KAFKA_HEADERS, type Origin, originOf } from './headers';
 import type { KafkaHandler, KafkaRetryEvent, KafkaRole, KafkaTestHooks } from './options';
 
@@ -29,8 +28,6 @@ export interface Runtime {
 
 export interface Delivery {
   role: KafkaRole;
-  consumer: ConsumerLike;
-  gate: PartitionGate;
   topic: string;
   partition: number;
   message: ConsumedMessage;

@@ -1,8 +1,9 @@
 import type { Clock } from '../clock';
-import type { ConsumerLike } from './contract';
+import type { Positions } from './positions';
 
 /**
- * Holds a partition without blocking the poll loop: pause it, resume it later. It never seeks:
+ * Holds a partition without blocking the poll loop: pause it, resume it later, through the
+ * consumer's position owner (positions.ts), in the assignment the hold began in. It never seeks:
  * the engine resolves a batch's records only up to the first one it did not carry out, and both
  * clients read a partition again from there (KafkaJS from its resolved offset, the Confluent
  * client by its own seek after the batch). A seek of ours could outlive the assignment it was
@@ -21,7 +22,7 @@ export class PartitionGate {
   private readonly stopped = new AbortController();
 
   constructor(
-    private readonly consumer: ConsumerLike,
+    private readonly positions: Positions,
     private readonly clock: Clock,
     private readonly backoff: { initialMs: number; maxMs: number },
   ) {}
@@ -51,11 +52,12 @@ export class PartitionGate {
 
   /** Leaves the partition paused for good: the consumer is stopping. */
   park(topic: string, partition: number): void {
-    this.consumer.pause([{ topic, partitions: [partition] }]);
+    this.positions.pause(topic, partition);
   }
 
   stop(): void {
     this.stopped.abort();
+    this.positions.stop();
     for (const hold of this.holds.values()) hold.abort();
     this.holds.clear();
   }
@@ -66,15 +68,13 @@ export class PartitionGate {
     this.holds.get(where)?.abort();
     const hold = new AbortController();
     this.holds.set(where, hold);
-    this.consumer.pause([{ topic, partitions: [partition] }]);
+    const asOf = this.positions.current;
+    this.positions.pause(topic, partition, asOf);
     this.clock.sleep(waitMs, hold.signal).then(
       () => {
         if (this.holds.get(where) === hold) this.holds.delete(where);
-        try {
-          this.consumer.resume([{ topic, partitions: [partition] }]);
-        } catch {
-          // Not connected any more: the consumer is going away.
-        }
+        // Dropped if the partition was assigned again meanwhile: it starts afresh, unpaused.
+        this.positions.resume(topic, partition, asOf);
       },
       () => undefined,
     );

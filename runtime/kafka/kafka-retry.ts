@@ -12,6 +12,7 @@ import type { Runtime } from './delivery';
 import { KafkaRetryError } from './errors';
 import { PartitionGate } from './gate';
 import { KAFKA_DEFAULTS, type KafkaRetryOptions, type KafkaRole, type KafkaTestHooks } from './options';
+import { Positions } from './positions';
 
 export interface KafkaRetry {
   /**
@@ -114,7 +115,13 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
   closed.catch(() => undefined);
 
   /** runMain and runRetry: one consumer, one role, on the batched engine. */
-  async function runRole(consumer: ConsumerLike, role: KafkaRole, topics: string[], start: boolean) {
+  async function runRole(
+    consumer: ConsumerLike,
+    role: KafkaRole,
+    topics: string[],
+    start: boolean,
+    positions?: Positions,
+  ) {
     if (rules.ordering === 'park-key') {
       throw new KafkaRetryError(
         'per-key-needs-run',
@@ -122,20 +129,32 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
       );
     }
     await consumer.subscribe({ topics, ...(client === 'kafkajs' ? { fromBeginning: start } : {}) });
-    await runBatches(consumer, role, topics.length, undefined);
+    await runBatches(consumer, positions ?? new Positions(consumer, client), role, topics.length, undefined);
   }
 
-  /** The batched engine on a subscribed consumer, reading `topicCount` topics of the chain. */
+  /**
+   * The batched engine on a subscribed consumer, reading `topicCount` topics of the chain.
+   * `positions` owns the consumer's positions; it hears of each new assignment from the
+   * Confluent client's rebalance callback (consumers `run` makes) or KafkaJS's GROUP_JOIN.
+   */
   async function runBatches(
     consumer: ConsumerLike,
+    positions: Positions,
     role: KafkaRole | 'chain',
     topicCount: number,
     chains: Chains | undefined,
   ) {
-    const gate = gateOf(consumer);
+    const gate = gateOf(positions);
+    if (client === 'kafkajs' && consumer.on && consumer.events) {
+      consumer.on(consumer.events.GROUP_JOIN, (event) => {
+        const assignment = joinedPartitions(event);
+        positions.assigned(assignment);
+        void chains?.assigned(assignment);
+      });
+    }
     const engine = new BatchEngine({
       rt: runtime,
-      consumer,
+      positions,
       role,
       levels: role === 'main' ? new Map() : levelOf,
       gate,
@@ -155,8 +174,8 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
     });
   }
 
-  function gateOf(consumer: ConsumerLike): PartitionGate {
-    const gate = new PartitionGate(consumer, clock, backoff);
+  function gateOf(positions: Positions): PartitionGate {
+    const gate = new PartitionGate(positions, clock, backoff);
     gates.push(gate);
     return gate;
   }
@@ -164,11 +183,24 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
   async function run(kafka: KafkaLike) {
     if (rules.ordering !== 'park-key') {
       // Without key order the two groups stay as runMain and runRetry have them.
-      const main = consumerOf(kafka, rules.consumerGroup, fromBeginning);
-      const retrying = consumerOf(kafka, rules.retryConsumerGroup, true);
-      await Promise.all([main.connect(), retrying.connect()]);
-      await runRole(main, 'main', [rules.sourceTopic], fromBeginning);
-      await runRole(retrying, 'retry', retryTopics, true);
+      const made = (groupId: string, start: boolean) => {
+        let positions: Positions | undefined;
+        const consumer = consumerOf(kafka, groupId, start, {
+          confluent: {
+            rebalance_cb: (error: { code: number }, assignment: Assignment) => {
+              if (error.code === ASSIGN_PARTITIONS) positions?.assigned(assignment);
+              else positions?.revoked();
+            },
+          },
+        });
+        positions = new Positions(consumer, client);
+        return { consumer, positions };
+      };
+      const main = made(rules.consumerGroup, fromBeginning);
+      const retrying = made(rules.retryConsumerGroup, true);
+      await Promise.all([main.consumer.connect(), retrying.consumer.connect()]);
+      await runRole(main.consumer, 'main', [rules.sourceTopic], fromBeginning, main.positions);
+      await runRole(retrying.consumer, 'retry', retryTopics, true, retrying.positions);
       return;
     }
     if (!options.admin) {
@@ -179,24 +211,27 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
     }
     // The consumer is made before its chains: the Confluent client calls back with assignments.
     let chains: Chains | undefined;
+    let positions: Positions | undefined;
     const consumer = consumerOf(kafka, rules.consumerGroup, fromBeginning, {
       // KafkaJS has no range assigner of its own.
       kafkajs: { partitionAssigners: [chainAssigner] },
       confluent: {
         kafkaJS: { partitionAssigners: ['range'] },
         // librdkafka's rebalance callback, awaited before the assignment is made.
-        rebalance_cb: async (
-          error: { code: number },
-          assignment: Array<{ topic: string; partition: number }>,
-        ) => {
-          if (error.code === ASSIGN_PARTITIONS) await chains?.assigned(assignment);
-          else chains?.revoked();
+        rebalance_cb: async (error: { code: number }, assignment: Assignment) => {
+          if (error.code === ASSIGN_PARTITIONS) {
+            positions?.assigned(assignment);
+            await chains?.assigned(assignment);
+          } else {
+            positions?.revoked();
+            chains?.revoked();
+          }
         },
       },
     });
+    positions = new Positions(consumer, client);
     chains = new Chains({
-      consumer,
-      client,
+      positions,
       admin: options.admin,
       group: rules.consumerGroup,
       formerGroup: rules.retryConsumerGroup,
@@ -205,17 +240,14 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
       emit: runtime.emit,
     });
     await consumer.connect();
-    if (client === 'kafkajs' && consumer.on && consumer.events) {
-      consumer.on(consumer.events.GROUP_JOIN, (event) => {
-        void chains?.assigned(joinedPartitions(event));
-      });
+    if (client === 'kafkajs') {
       await consumer.subscribe({ topics: [rules.sourceTopic], fromBeginning });
       // Copies may be made before a member ever commits on their partition.
       await consumer.subscribe({ topics: retryTopics, fromBeginning: true });
     } else {
       await consumer.subscribe({ topics: [rules.sourceTopic, ...retryTopics] });
     }
-    await runBatches(consumer, 'chain', retryTopics.length + 1, chains);
+    await runBatches(consumer, positions, 'chain', retryTopics.length + 1, chains);
   }
 
   /**
@@ -318,6 +350,8 @@ function refuseOwnSettings(settings: Record<string, unknown> | undefined): void 
     }
   }
 }
+
+type Assignment = Array<{ topic: string; partition: number }>;
 
 /** librdkafka's code for "partitions assigned" in a rebalance callback (RD_KAFKA_RESP_ERR__ASSIGN_PARTITIONS). */
 const ASSIGN_PARTITIONS = -175;

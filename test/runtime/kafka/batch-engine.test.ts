@@ -196,6 +196,25 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(consumer.commits()).toEqual([`commit ${source}[0]@3`]);
   });
 
+  it('commits nothing for a batch that began before its partition was assigned again: another member may have committed past it', async () => {
+    const slow = deferred();
+    const { consumer } = await setUp(async () => {
+      await slow.promise;
+    });
+    const done = consumer.deliver(source, 0, 0, [{ value: 'a' }, { value: 'b' }]);
+    await flush();
+    // The partition moves away and comes back while the handlers run.
+    consumer.join({ [source]: [1] });
+    consumer.join({ [source]: [0] });
+    slow.resolve();
+    await done;
+    expect(consumer.commits()).toEqual([]);
+    expect(consumer.log.filter((line) => line.startsWith('seek'))).toEqual([]);
+    // Read again from the group's commit, in the new assignment, it commits as usual.
+    await consumer.deliver(source, 0, 10_000, [{ value: 'c' }]);
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@10001`]);
+  });
+
   it('keeps a record whose copy was refused: commits below it, reads it again after a back-off, and skips what was done after it', async () => {
     const calls: string[] = [];
     const { consumer, producer, clock, events } = await setUp(async (message) => {

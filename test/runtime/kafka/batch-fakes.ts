@@ -70,6 +70,21 @@ export class BatchConsumer implements ConsumerPart {
     for (const t of topics) this.log.push(`resume ${t.topic}[${t.partitions?.join(',')}]`);
   }
 
+  /** KafkaJS's instrumentation events: GROUP_JOIN tells the runtime of a new assignment. */
+  readonly events = { GROUP_JOIN: 'consumer.group_join', CRASH: 'consumer.crash' };
+  private readonly listeners = new Map<string, Array<(event: unknown) => void>>();
+  on(event: string, listener: (event: unknown) => void) {
+    this.listeners.set(event, [...(this.listeners.get(event) ?? []), listener]);
+    return () => undefined;
+  }
+  protected emit(event: string, payload: unknown) {
+    for (const listener of this.listeners.get(event) ?? []) listener({ payload });
+  }
+  /** The group assigns this member `memberAssignment` (KafkaJS's GROUP_JOIN). */
+  join(memberAssignment: Record<string, number[]>) {
+    this.emit(this.events.GROUP_JOIN, { memberAssignment });
+  }
+
   /** Commits, in order. */
   commits(): string[] {
     return this.log.filter((line) => line.startsWith('commit '));
