@@ -1,16 +1,25 @@
 import type { Level } from '../../policy/plan/types';
-import type { HandlerRun } from '../run-handler';
-import { type Place, place } from './chain-keys';
+import type { FinalDecision } from '../run-handler';
 import type { Chain, Chains } from './chains';
 import type { ConsumedMessage, EachBatchPayloadLike } from './contract';
-import { callHandler, type Delivery, handled, type Reading, type Runtime, read } from './delivery';
+import { callHandler, type Delivery, handled, type Runtime, read } from './delivery';
 import { DoneAhead } from './done-ahead';
 import { dueAt } from './due';
 import { KafkaRetryError } from './errors';
 import type { PartitionGate } from './gate';
-import { copiedAtOf, headerText, KAFKA_HEADERS, parkedCopyHeaders } from './headers';
+import { headerText, KAFKA_HEADERS } from './headers';
 import { Limiter } from './limiter';
 import type { KafkaRole } from './options';
+import {
+  type Decided,
+  DONE_BEFORE,
+  type Entry,
+  NOT_STARTED,
+  type Ordering,
+  type Park,
+  unordered,
+} from './ordering';
+import { PerKeyOrder } from './per-key-order';
 import type { Positions, Turn } from './positions';
 import { type Copy, copyOf } from './route';
 import { sendCopies } from './send-copies';
@@ -21,14 +30,18 @@ import { sendCopies } from './send-copies';
  *
  * 1. read: which records run now, which this process carried out before (done-ahead.ts), and,
  *    on a retry topic, the first record not yet due, where the partition is held;
- * 2. decide: every record's handler, side by side up to `concurrency` per consumer; with per-key
- *    order (chains.ts), a key's records one after another, each placed first (chain-keys.ts):
- *    run, parked behind an older record of its key, or left behind (a newer copy exists);
- * 3. effects: each decision as an ack or a copy (the next level, or the dead letter);
+ * 2. decide: every record's handler, side by side up to `concurrency` per consumer, in the lanes
+ *    of the batch's ordering (ordering.ts): unordered, or per-key order (per-key-order.ts), where
+ *    a key's records go one after another, each placed first: run, parked behind an older record
+ *    of its key, or left behind (a newer copy exists);
+ * 3. effects: each record's turn as nothing to do or a copy (the next level, or the dead letter);
  * 4. send: every copy at once, awaited together (send-copies.ts);
- * 5. commit: once, up to the first record not done;
- * 6. position: read on, or seek back and pause (not due, a refused copy, the runtime stopping);
+ * 5. commit: once, up to the first record not done, through the position owner (positions.ts);
+ * 6. position: read on, or hold (not due, a refused copy, the runtime stopping);
  * 7. report: metrics and `handled` events for what was carried out.
+ *
+ * Each step's output is a value of its own (`Entry`, `Decided`, `Outcome`), indexed by the
+ * record's place in the batch; no step changes what an earlier one made.
  *
  * So a healthy record costs no commit of its own, and the commit never passes a record still
  * running or whose copy is not acknowledged: a crash anywhere before the commit leaves every
@@ -36,26 +49,22 @@ import { sendCopies } from './send-copies';
  * offsets: it reads no commit metadata, and writes none.
  */
 
-/** One record of a batch, and what became of it step by step. */
-interface Entry {
-  d: Delivery;
-  reading: Reading;
-  offset: bigint;
-  /** Carried out by this process in an earlier batch: not run again. */
-  doneBefore: boolean;
-  run?: HandlerRun;
-  copy?: Copy;
-  /** Per-key order: the record's key (base64) and sequence, and where it was placed. */
-  keyId?: string;
-  sequence?: number;
-  park?: Extract<Place, { kind: 'park' }>;
-  /** Per-key order: an older record of its key in this batch went to a retry topic first; parked behind it once that copy is acknowledged. */
-  behind?: Entry;
-  /** Its copy was refused, or the fault hook threw once it was acknowledged. */
-  refused?: KafkaRetryError;
+/** Where a record ends (steps 3 and 4). */
+interface Outcome {
   /** Its outcome is on the broker (or needs nothing there): the commit may pass it. */
-  done: boolean;
+  readonly done: boolean;
+  /** The copy it asks for. */
+  readonly copy?: Copy;
+  /** Per-key order: parked behind an older record of its key. */
+  readonly park?: Park;
+  /** A decision that took the handler's place: a copy the broker will never take is dead-lettered. */
+  readonly decision?: FinalDecision;
+  /** Its copy was refused, or the fault hook threw once it was acknowledged. */
+  readonly refused?: KafkaRetryError | undefined;
 }
+
+const DONE: Outcome = { done: true };
+const NOT_DONE: Outcome = { done: false };
 
 interface Batch {
   payload: EachBatchPayloadLike;
@@ -223,48 +232,50 @@ export class BatchEngine {
     chain: Chain | undefined,
   ): Promise<void> {
     const { topic, partition, messages } = payload.batch;
+    const { rt } = this.parts;
     const level = this.parts.levels.get(topic);
     if (role === 'retry' && !level) {
       throw new KafkaRetryError('unknown-topic', `${topic} is not a retry topic of the plan`);
     }
+    const ordering =
+      chain && this.parts.chains
+        ? new PerKeyOrder(chain, this.parts.chains, rt.clock, rt.rules.deadLetterTopic)
+        : unordered;
     const ahead = this.aheadOf(topic, partition);
-    const { entries, hold } = this.read(payload, ahead, level, role);
-    const now = this.parts.rt.clock.now();
+    const { entries, hold } = this.read(payload, ahead, level, role, ordering);
+    const now = rt.clock.now();
     const batch: Batch = {
       payload,
       // The Confluent client leaves the group when a batch outlasts max.poll.interval.ms (KafkaJS
       // has no such limit): the records not started by half of it are read again, in a new batch.
-      startBy: now + this.parts.rt.rules.maxPollIntervalMs / 2,
+      startBy: now + rt.rules.maxPollIntervalMs / 2,
       lane: `${topic}\u0000${partition}`,
       heartbeatAt: now,
       rebalancing: false,
     };
-    await this.decide(entries, batch, chain);
+    const decided = await this.decide(entries, batch, ordering);
     // The stop's deadline passed while handlers ran: nothing more is copied or committed, and the
     // partition's next owner reads every record from the last commit.
-    if (this.parts.rt.abandoned.aborted) return;
-    this.effects(entries);
-    await this.send(
-      entries.filter((entry) => !entry.behind),
-      chain,
-    );
-    if (chain) {
-      await this.send(this.parkBehindNewHeads(entries, chain), chain);
-      if (entries.some((entry) => entry.refused)) this.parts.chains?.readAgain(chain);
-    }
-    if (this.parts.rt.abandoned.aborted) return;
+    if (rt.abandoned.aborted) return;
+    const planned = entries.map((entry) => this.effect(entry, decided[entry.index] as Decided, ordering));
+    const first = entries.filter((entry) => decided[entry.index]?.kind !== 'behind');
+    const settled = await this.send(first, planned, ordering);
+    const behind = this.parkBehindNewHeads(entries, decided, settled, ordering);
+    const outcomes = behind.length > 0 ? await this.send(behind, settled, ordering) : settled;
+    if (outcomes.some((outcome) => outcome.refused)) ordering.refused();
+    if (rt.abandoned.aborted) return;
     const last = messages[messages.length - 1] as ConsumedMessage;
-    const point = commitPoint(entries, hold, BigInt(last.offset));
+    const point = commitPoint(entries, outcomes, hold, BigInt(last.offset));
     const committed = await this.commit(payload, turn, point, ahead);
     // Done records the commit does not cover are remembered, so that reading them again (after
     // a refused copy, or a failed commit while the group rejoins and this member keeps the
     // partition) skips them instead of running and copying them a second time.
     for (const entry of entries) {
-      if (entry.done && (!committed || entry.offset > point))
+      if (outcomes[entry.index]?.done && (!committed || entry.offset > point))
         ahead.add(entry.offset, entry.d.message.timestamp);
     }
-    this.position(batch, entries, hold, point, last, role);
-    this.report(entries, role);
+    this.position(batch, entries, outcomes, hold, point, last, role);
+    this.report(entries, decided, outcomes, role);
   }
 
   /** 1. The records to run, up to the first one not yet due (retry topics), which holds the partition. */
@@ -273,6 +284,7 @@ export class BatchEngine {
     ahead: DoneAhead,
     level: Level | undefined,
     role: KafkaRole,
+    ordering: Ordering,
   ): { entries: Entry[]; hold?: Hold } {
     const { rt } = this.parts;
     const { topic, partition, messages } = payload.batch;
@@ -288,33 +300,31 @@ export class BatchEngine {
       }
       const d: Delivery = { role, topic, partition, message, ...(level ? { level } : {}) };
       const reading = read(d);
-      entries.push({
-        d,
-        reading,
-        offset,
-        doneBefore,
-        done: doneBefore,
-        ...(message.key ? { keyId: message.key.toString('base64') } : {}),
-        ...(reading.sequence === undefined ? {} : { sequence: reading.sequence }),
-      });
+      const index = entries.length;
+      entries.push(
+        ordering.keyed && message.key
+          ? { index, d, reading, offset, doneBefore, keyId: message.key.toString('base64') }
+          : { index, d, reading, offset, doneBefore },
+      );
     }
     return { entries };
   }
 
   /**
-   * 2. Every record's handler, side by side up to the consumer's bound. With per-key order, each
-   * key's records go one after another, and a key's turn ends at its first record that goes to
-   * a retry topic or the dead letter: those after it wait for that copy (parkBehindNewHeads).
+   * 2. Every record's handler, side by side up to the consumer's bound, in the ordering's lanes
+   * (with per-key order, each key's records one after another). Returns what each record's
+   * turn came to, by its index.
    */
-  private async decide(entries: Entry[], batch: Batch, chain: Chain | undefined): Promise<void> {
-    const pending = entries.filter((entry) => !entry.doneBefore);
-    const lanes = chain ? byKey(pending) : pending.map((entry) => [entry]);
+  private async decide(entries: Entry[], batch: Batch, ordering: Ordering): Promise<Decided[]> {
+    const decided: Decided[] = entries.map((entry) => (entry.doneBefore ? DONE_BEFORE : NOT_STARTED));
+    const lanes = ordering.lanes(entries.filter((entry) => !entry.doneBefore));
     const beating = this.beatWhileRunning(batch);
     try {
-      await Promise.all(lanes.map((lane) => this.runLane(lane, batch, chain)));
+      await Promise.all(lanes.map((lane) => this.runLane(lane, batch, ordering, decided)));
     } finally {
       beating.abort();
     }
+    return decided;
   }
 
   /**
@@ -337,19 +347,14 @@ export class BatchEngine {
     return stop;
   }
 
-  private async runLane(lane: Entry[], batch: Batch, chain: Chain | undefined): Promise<void> {
+  /** A lane's records one after another; a record the ordering stops at keeps the rest behind it. */
+  private async runLane(lane: Entry[], batch: Batch, ordering: Ordering, decided: Decided[]) {
     const { rt } = this.parts;
-    for (const [index, entry] of lane.entries()) {
-      if (chain) {
-        const placed = place(chain.keys, placing(entry, rt.clock.now()));
-        if (placed.kind === 'left-behind') {
-          entry.done = true;
-          continue;
-        }
-        if (placed.kind === 'park') {
-          entry.park = placed;
-          continue;
-        }
+    for (const [at, entry] of lane.entries()) {
+      const instead = ordering.instead(entry);
+      if (instead) {
+        decided[entry.index] = instead;
+        continue;
       }
       const run = await this.limiter.run(async () => {
         // Not started: left uncommitted, for this member or the next owner to read again.
@@ -358,15 +363,30 @@ export class BatchEngine {
         return callHandler(rt, entry.d, entry.reading);
       }, batch.lane);
       if (!run) return;
-      entry.run = run;
-      if (!chain || entry.keyId === undefined) continue;
-      if (entry.run.decision.kind === 'ack') {
-        // Out of the chain (a crash before the commit runs it again: a duplicate, in order).
-        if (entry.sequence !== undefined) chain.keys.remove(entry.keyId, entry.sequence);
-        continue;
-      }
-      for (const later of lane.slice(index + 1)) later.behind = entry;
+      decided[entry.index] = { kind: 'ran', run };
+      if (ordering.goOn(entry, run)) continue;
+      for (const later of lane.slice(at + 1)) decided[later.index] = { kind: 'behind', head: entry.index };
       return;
+    }
+  }
+
+  /** 3. What each record asks of the broker: nothing (done, or left for the next read) or a copy. */
+  private effect(entry: Entry, decided: Decided, ordering: Ordering): Outcome {
+    switch (decided.kind) {
+      case 'done-before':
+      case 'left-behind':
+        return DONE;
+      case 'parked':
+        return { done: false, copy: ordering.parkedCopy(entry, decided.park), park: decided.park };
+      case 'ran': {
+        const { decision, error } = decided.run;
+        if (decision.kind === 'ack') return DONE;
+        if (decision.kind === 'requeue') return NOT_DONE;
+        return { done: false, copy: copyOf(this.parts.rt, entry.d, entry.reading, decision, error) };
+      }
+      default:
+        // Not started, or behind an older record of its key (parkBehindNewHeads).
+        return NOT_DONE;
     }
   }
 
@@ -374,138 +394,129 @@ export class BatchEngine {
    * Per-key order, once the batch's first copies are acknowledged: the records that waited on an
    * older record of their key now in a retry topic are parked behind it; those whose older
    * record was dead-lettered, or whose copy was refused, stay for the partition's next read.
+   * Sets their planned copies in `outcomes`; returns them.
    */
-  private parkBehindNewHeads(entries: Entry[], chain: Chain): Entry[] {
+  private parkBehindNewHeads(
+    entries: Entry[],
+    decided: Decided[],
+    outcomes: Outcome[],
+    ordering: Ordering,
+  ): Entry[] {
     const parking: Entry[] = [];
     for (const entry of entries) {
-      const ahead = entry.behind;
-      if (!ahead) continue;
-      if (!ahead.done || ahead.run?.decision.kind !== 'delayed') continue;
-      const placed = place(chain.keys, placing(entry, this.parts.rt.clock.now()));
-      if (placed.kind !== 'park') continue;
-      entry.park = placed;
-      entry.copy = this.parkedCopy(entry, placed);
+      const turn = decided[entry.index];
+      if (turn?.kind !== 'behind') continue;
+      const head = outcomes[turn.head];
+      if (!head?.done || decisionOf(decided[turn.head], head)?.kind !== 'delayed') continue;
+      const park = ordering.behindHead(entry);
+      if (!park) continue;
+      outcomes[entry.index] = { done: false, copy: ordering.parkedCopy(entry, park), park };
       parking.push(entry);
     }
     return parking;
   }
 
-  private parkedCopy(entry: Entry, placed: Extract<Place, { kind: 'park' }>): Copy {
-    const headers = parkedCopyHeaders({
-      incoming: entry.d.message.headers,
-      origin: entry.reading.origin,
-      attempt: entry.reading.attempt,
-      notBefore: placed.notBefore,
-    });
-    return { destination: placed.topic, headers, notBefore: placed.notBefore };
-  }
-
-  /** 3. Each decision as what it asks of the broker: nothing (an ack) or a copy. */
-  private effects(entries: Entry[]): void {
-    for (const entry of entries) {
-      if (entry.park) entry.copy = this.parkedCopy(entry, entry.park);
-      const decision = entry.run?.decision;
-      if (decision?.kind === 'ack') entry.done = true;
-      else if (decision?.kind === 'delayed' || decision?.kind === 'dead-letter') {
-        entry.copy = copyOf(this.parts.rt, entry.d, entry.reading, decision, entry.run?.error);
-      }
-      // requeue (the runtime stopped during an in-memory wait): stays not done.
-    }
-  }
-
   /**
-   * 4. Every copy at once, awaited together; an acknowledged copy makes its record done. With
-   * per-key order each copy carries the time it was made, which is how the chain's index tells
-   * a record's newest copy from the copies it left behind.
+   * 4. The copies of `sending` at once, awaited together: returns the outcomes with each
+   * acknowledged copy's record done, and each refused one's reason. A copy the broker will never
+   * take ends as a dead letter with the reason, and a dead letter it will never take is sent
+   * without its value: the partition moves on, never loops.
    */
-  private async send(entries: Entry[], chain: Chain | undefined): Promise<void> {
-    await this.sendOnce(entries, chain);
-    // A copy the broker will never take ends as a dead letter with the reason, and a dead letter
-    // it will never take is sent without its value: the partition moves on, never loops.
-    for (let round = 0; round < 2; round++) {
-      const unsendable = entries.filter(
-        (entry) => entry.refused?.code === 'copy-unsendable' && !entry.copy?.dropValue,
-      );
-      if (unsendable.length === 0) return;
-      for (const entry of unsendable) this.insteadOfUnsendable(entry);
-      await this.sendOnce(unsendable, chain);
+  private async send(sending: Entry[], planned: Outcome[], ordering: Ordering): Promise<Outcome[]> {
+    const outcomes = [...planned];
+    let round = sending.filter((entry) => outcomes[entry.index]?.copy !== undefined);
+    // At most: the retry copy, its dead letter, and that dead letter without its value.
+    for (let tries = 1; round.length > 0; tries++) {
+      await this.sendOnce(round, outcomes, ordering);
+      if (tries === 3) break;
+      round = round.filter((entry) => {
+        const outcome = outcomes[entry.index] as Outcome;
+        return outcome.refused?.code === 'copy-unsendable' && !outcome.copy?.dropValue;
+      });
+      for (const entry of round) {
+        outcomes[entry.index] = this.insteadOfUnsendable(entry, outcomes[entry.index] as Outcome);
+      }
     }
+    return outcomes;
   }
 
   /** What a record whose copy the broker refused for good sends instead. */
-  private insteadOfUnsendable(entry: Entry): void {
+  private insteadOfUnsendable(entry: Entry, outcome: Outcome): Outcome {
     const { rt } = this.parts;
-    const refused = entry.refused as KafkaRetryError;
-    const copy = entry.copy as Copy;
-    delete entry.refused;
+    const refused = outcome.refused as KafkaRetryError;
+    const copy = outcome.copy as Copy;
     if (copy.destination !== rt.rules.deadLetterTopic) {
       const decision = {
         kind: 'dead-letter' as const,
         reason: 'permanent' as const,
         because: `unsendable: ${refused.message}`,
       };
-      entry.run = { decision, error: refused, handlerCalls: entry.run?.handlerCalls ?? 0 };
-      delete entry.park;
-      entry.copy = copyOf(rt, entry.d, entry.reading, decision, refused);
-      return;
+      return { done: false, decision, copy: copyOf(rt, entry.d, entry.reading, decision, refused) };
     }
     const { d } = entry;
-    entry.copy = {
-      ...copy,
-      dropValue: true,
-      headers: {
-        ...copy.headers,
-        [KAFKA_HEADERS.valueDropped]: `${d.topic}[${d.partition}]@${d.message.offset}`,
+    return {
+      ...outcome,
+      refused: undefined,
+      copy: {
+        ...copy,
+        dropValue: true,
+        headers: {
+          ...copy.headers,
+          [KAFKA_HEADERS.valueDropped]: `${d.topic}[${d.partition}]@${d.message.offset}`,
+        },
       },
     };
   }
 
-  private async sendOnce(entries: Entry[], chain: Chain | undefined): Promise<void> {
+  private async sendOnce(sending: Entry[], outcomes: Outcome[], ordering: Ordering): Promise<void> {
     const { rt } = this.parts;
-    const sending = entries.filter((entry) => entry.copy !== undefined);
-    if (sending.length === 0) return;
     const madeAt = rt.clock.now();
+    const copies = sending.map((entry) => (outcomes[entry.index] as Outcome).copy as Copy);
     const results = await sendCopies(
       rt.producer,
       rt.client,
-      sending.map(({ d, copy }) => ({
-        topic: (copy as Copy).destination,
-        message: {
-          key: d.message.key,
-          value: (copy as Copy).dropValue ? null : d.message.value,
-          headers: chain
-            ? { ...(copy as Copy).headers, [KAFKA_HEADERS.copiedAt]: String(madeAt) }
-            : (copy as Copy).headers,
-          partition: d.partition,
-        },
-      })),
+      sending.map(({ d }, at) => {
+        const copy = copies[at] as Copy;
+        return {
+          topic: copy.destination,
+          message: {
+            key: d.message.key,
+            value: copy.dropValue ? null : d.message.value,
+            headers: ordering.headers(copy, madeAt),
+            partition: d.partition,
+          },
+        };
+      }),
       rt.rules.producer.acks,
     );
-    for (const [index, entry] of sending.entries()) {
-      const refused = results[index];
-      if (refused) entry.refused = refused;
-      else {
-        if (chain) indexCopy(chain, entry, madeAt, rt.rules.deadLetterTopic);
-        await this.afterCopy(entry);
+    for (const [at, entry] of sending.entries()) {
+      const outcome = outcomes[entry.index] as Outcome;
+      const refused = results[at];
+      if (refused) {
+        outcomes[entry.index] = { ...outcome, refused };
+        continue;
       }
+      ordering.copied(entry, copies[at] as Copy, madeAt);
+      const failed = await this.afterCopy(entry, copies[at] as Copy);
+      outcomes[entry.index] = failed
+        ? { ...outcome, refused: failed }
+        : { ...outcome, done: true, refused: undefined };
     }
   }
 
-  /** The fault tests' hook, between an acknowledged copy and the commit. */
-  private async afterCopy(entry: Entry): Promise<void> {
-    const { d, copy } = entry;
+  /** The fault tests' hook, between an acknowledged copy and the commit: its failure, if any. */
+  private async afterCopy(entry: Entry, copy: Copy): Promise<KafkaRetryError | undefined> {
+    const { d } = entry;
     try {
       await this.parts.rt.afterCopyProduced?.({
         topic: d.topic,
         partition: d.partition,
         offset: d.message.offset,
-        destination: (copy as Copy).destination,
+        destination: copy.destination,
       });
-      entry.done = true;
+      return undefined;
     } catch (cause) {
-      entry.refused = new KafkaRetryError('step-failed', 'the after-copy hook failed before the commit', {
-        cause,
-      });
+      return new KafkaRetryError('step-failed', 'the after-copy hook failed before the commit', { cause });
     }
   }
 
@@ -545,6 +556,7 @@ export class BatchEngine {
   private position(
     batch: Batch,
     entries: Entry[],
+    outcomes: Outcome[],
     hold: Hold | undefined,
     point: bigint,
     last: ConsumedMessage,
@@ -553,7 +565,7 @@ export class BatchEngine {
     const { rt, gate } = this.parts;
     const { payload } = batch;
     const { topic, partition } = payload.batch;
-    if (entries.every((entry) => entry.done)) {
+    if (outcomes.every((outcome) => outcome.done)) {
       gate.succeeded(topic, partition);
       if (!hold) {
         payload.resolveOffset(last.offset);
@@ -570,17 +582,17 @@ export class BatchEngine {
       gate.park(topic, partition);
       return;
     }
-    const refused = entries.filter((entry) => entry.refused !== undefined);
+    const refused = entries.filter((entry) => outcomes[entry.index]?.refused !== undefined);
     if (refused.length > 0) {
       const retryInMs = gate.holdAfterFailure(topic, partition);
-      for (const { d, refused: error } of refused) {
+      for (const { d, index } of refused) {
         rt.emit({
           type: 'failed',
           role,
           topic,
           partition,
           offset: d.message.offset,
-          error: error as KafkaRetryError,
+          error: outcomes[index]?.refused as KafkaRetryError,
           retryInMs,
         });
       }
@@ -591,10 +603,13 @@ export class BatchEngine {
   }
 
   /** 7. What was carried out, counted and reported once it is on the broker. */
-  private report(entries: Entry[], role: KafkaRole): void {
+  private report(entries: Entry[], decided: Decided[], outcomes: Outcome[], role: KafkaRole): void {
     const { rt } = this.parts;
     for (const entry of entries) {
-      if (entry.park && entry.done && !entry.doneBefore) {
+      if (entry.doneBefore) continue;
+      const outcome = outcomes[entry.index] as Outcome;
+      const { park } = outcome;
+      if (park && outcome.done) {
         rt.countParked(role);
         rt.emit({
           type: 'parked',
@@ -602,15 +617,15 @@ export class BatchEngine {
           topic: entry.d.topic,
           partition: entry.d.partition,
           offset: entry.d.message.offset,
-          destination: entry.park.topic,
-          notBefore: entry.park.notBefore,
-          behind: entry.park.head.sequence,
+          destination: park.topic,
+          notBefore: park.notBefore,
+          behind: park.head.sequence,
         });
       }
-      const decision = entry.run?.decision;
-      if (!decision || entry.doneBefore) continue;
-      if (entry.done || decision.kind === 'requeue') {
-        handled(this.parts.rt, entry.d, entry.reading, decision, entry.copy?.destination);
+      const decision = decisionOf(decided[entry.index], outcome);
+      if (!decision) continue;
+      if (outcome.done || decision.kind === 'requeue') {
+        handled(rt, entry.d, entry.reading, decision, outcome.copy?.destination);
       }
     }
   }
@@ -637,62 +652,20 @@ export class BatchEngine {
   }
 }
 
-/** A batch's records by key, each key's in offset order; records without a key each alone. */
-function byKey(entries: Entry[]): Entry[][] {
-  const lanes = new Map<string, Entry[]>();
-  const alone: Entry[][] = [];
-  for (const entry of entries) {
-    if (entry.keyId === undefined) {
-      alone.push([entry]);
-      continue;
-    }
-    const lane = lanes.get(entry.keyId);
-    if (lane) lane.push(entry);
-    else lanes.set(entry.keyId, [entry]);
-  }
-  return [...lanes.values(), ...alone];
-}
-
-function placing(entry: Entry, now: number) {
-  return {
-    keyId: entry.keyId,
-    sequence: entry.sequence,
-    fromSource: entry.d.role === 'main',
-    topic: entry.d.topic,
-    // A copy by the time this runtime made it (its header), never by the broker's stamp.
-    timestamp: entry.d.role === 'main' ? Number(entry.d.message.timestamp) : copiedAtOf(entry.d.message),
-    now,
-  };
-}
-
-/** An acknowledged copy, in the chain's index: the record's newest copy, or out of the chain. */
-function indexCopy(chain: Chain, entry: Entry, madeAt: number, deadLetterTopic: string): void {
-  const { keyId, sequence, copy } = entry;
-  if (keyId === undefined || sequence === undefined || !copy) return;
-  if (copy.destination === deadLetterTopic) chain.keys.remove(keyId, sequence);
-  else {
-    chain.keys.put(keyId, {
-      sequence,
-      topic: copy.destination,
-      producedAt: madeAt,
-      ...(copy.notBefore === undefined ? {} : { notBefore: copy.notBefore }),
-    });
-  }
-}
-
 /**
  * The offset to commit: the first record of the batch not done, else the record that holds the
  * partition, else the one after the batch. Every record below it is done.
  */
-export function commitPoint(
-  entries: Array<{ offset: bigint; done: boolean }>,
-  hold: Hold | undefined,
-  last: bigint,
-) {
-  const pending = entries.find((entry) => !entry.done);
+function commitPoint(entries: Entry[], outcomes: Outcome[], hold: Hold | undefined, last: bigint) {
+  const pending = entries.find((entry) => !outcomes[entry.index]?.done);
   if (pending) return pending.offset;
   if (hold) return BigInt(hold.offset);
   return last + 1n;
+}
+
+/** The decision a record's outcome carries out: its handler's, or the one that took its place. */
+function decisionOf(decided: Decided | undefined, outcome: Outcome): FinalDecision | undefined {
+  return outcome.decision ?? (decided?.kind === 'ran' ? decided.run.decision : undefined);
 }
 
 /** Resolves the batch's records below `offset`: the client reads the partition again from it. */
