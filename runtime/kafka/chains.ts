@@ -40,7 +40,12 @@ interface Scan {
   until: bigint;
 }
 
-type ScanPlan = Map<string, Scan>;
+interface ScanPlan {
+  /** Per retry partition (`topic\u0000partition`): where to read it from, and to. */
+  scans: Map<string, Scan>;
+  /** Per partition of the chains, source and retry: the group's own commit, where it has one. */
+  commits: Map<string, bigint>;
+}
 
 export class Chain {
   keys = new KeyIndex();
@@ -50,6 +55,12 @@ export class Chain {
   readonly scans = new Map<string, Scan>();
   /** Topics of the chain paused until it is ready. */
   readonly held = new Set<string>();
+  /**
+   * Per topic of the chain: the group's commit when the chain was read. A batch that begins
+   * below it is read from a position the client kept from an earlier assignment (a seek made
+   * then, applied when the partition came back), and never runs.
+   */
+  readonly floors = new Map<string, bigint>();
   private tail: Promise<unknown> = Promise.resolve();
 
   constructor(readonly partition: number) {}
@@ -159,8 +170,12 @@ export class Chains {
       const scanPlan = await this.plan();
       if (this.chains.get(chain.partition) !== chain) return false;
       for (const retryTopic of this.parts.retryTopics) {
-        const scan = scanPlan.get(`${retryTopic}\u0000${chain.partition}`);
+        const scan = scanPlan.scans.get(`${retryTopic}\u0000${chain.partition}`);
         if (scan && scan.from < scan.until) chain.scans.set(retryTopic, scan);
+      }
+      for (const chainTopic of [this.parts.sourceTopic, ...this.parts.retryTopics]) {
+        const commit = scanPlan.commits.get(`${chainTopic}\u0000${chain.partition}`);
+        if (commit !== undefined) chain.floors.set(chainTopic, commit);
       }
       chain.state = 'scanning';
       // Each partition to read starts at its commit, wherever it was read to (a chain read
@@ -174,6 +189,12 @@ export class Chains {
         // This batch starts elsewhere: the one from the commit comes next.
         return false;
       }
+    }
+    const floor = chain.floors.get(topic);
+    if (floor !== undefined && BigInt(first.offset) < floor) {
+      // Below the group's commit: what another member (or this one) committed never runs again.
+      this.restart(chain, topic, floor);
+      return false;
     }
     if (chain.state === 'scanning' && chain.scans.size === 0) this.ready(chain);
     if (chain.state === 'ready') return true;
@@ -249,11 +270,11 @@ export class Chains {
   }
 
   private async read(): Promise<ScanPlan> {
-    const { admin, group, formerGroup, retryTopics, positions } = this.parts;
+    const { admin, group, formerGroup, sourceTopic, retryTopics, positions } = this.parts;
     const owned = new Set(this.chains.keys());
     const asOf = this.asOf;
     const [committed, former, ...ends] = await Promise.all([
-      admin.fetchOffsets({ groupId: group, topics: retryTopics }),
+      admin.fetchOffsets({ groupId: group, topics: [sourceTopic, ...retryTopics] }),
       admin.fetchOffsets({ groupId: formerGroup, topics: retryTopics }),
       ...retryTopics.map((topic) => admin.fetchTopicOffsets(topic)),
     ]).catch((cause: unknown) => {
@@ -261,12 +282,18 @@ export class Chains {
         cause,
       });
     });
-    const plan: ScanPlan = new Map();
+    const plan: ScanPlan = { scans: new Map(), commits: new Map() };
     const commitOf = (offsets: typeof committed, topic: string, partition: number) =>
       BigInt(
         offsets.find((each) => each.topic === topic)?.partitions.find((each) => each.partition === partition)
           ?.offset ?? '-1',
       );
+    for (const partition of owned) {
+      const commit = commitOf(committed, sourceTopic, partition);
+      if (commit < 0n) continue;
+      plan.commits.set(`${sourceTopic}\u0000${partition}`, commit);
+      positions.groupCommit(sourceTopic, partition, commit, asOf);
+    }
     retryTopics.forEach((topic, index) => {
       for (const end of ends[index] ?? []) {
         if (!owned.has(end.partition)) continue;
@@ -276,7 +303,11 @@ export class Chains {
         const commit = own >= 0n ? own : commitOf(former, topic, end.partition);
         const low = BigInt(end.low);
         const from = commit < low ? low : commit;
-        plan.set(`${topic}\u0000${end.partition}`, { from, until: BigInt(end.high) });
+        plan.scans.set(`${topic}\u0000${end.partition}`, { from, until: BigInt(end.high) });
+        if (own >= 0n) {
+          plan.commits.set(`${topic}\u0000${end.partition}`, from);
+          positions.groupCommit(topic, end.partition, own, asOf);
+        }
         // Never committed on in this group (or the commit fell off the log): read it from there,
         // as a consumer that starts at the end would skip copies made before this member joined.
         if (own !== from) positions.seek(topic, end.partition, String(from), asOf);

@@ -13,9 +13,10 @@ import type { ConsumerLike, KafkaClient } from './contract';
  *   keep a seek for a partition they no longer hold and apply it when it comes back, and a
  *   commit made by a batch that began before the partition moved away and came back would move
  *   the group's commit back over what another member committed meanwhile.
- * - A commit never moves a partition backwards: in each assignment the floor is where its first
- *   batch began (both clients start a partition that comes back from the group's commit), and
- *   every commit made since.
+ * - A commit never moves a partition backwards: in each assignment the floor is the group's
+ *   commit where it was read (per-key order reads it for every partition of its chains), else
+ *   where the partition's first batch began (both clients start a partition that comes back from
+ *   the group's commit), and every commit made since.
  */
 
 /** A batch of one partition, from `begin` to `end`. */
@@ -89,6 +90,19 @@ export class Positions {
   /** The consumer is stopping: pauses still apply, nothing is resumed or sought any more. */
   stop(): void {
     this.stopped = true;
+  }
+
+  /**
+   * The group's commit on a partition, read for the assignment `asOf`: no commit of this member
+   * goes below it while that assignment lasts.
+   */
+  groupCommit(topic: string, partition: number, commit: bigint, asOf: number): void {
+    if (asOf !== this.assignment) return;
+    const state = this.stateOf(topic, partition);
+    if (state.assignment !== asOf) {
+      state.assignment = asOf;
+      state.floor = commit;
+    } else if (commit > state.floor) state.floor = commit;
   }
 
   /** A batch of the partition begins: changes to it wait for `end`. */

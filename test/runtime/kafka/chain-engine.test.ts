@@ -404,6 +404,22 @@ describe('per-key order on the batched engine (fake kafkajs clients)', () => {
     ]);
   });
 
+  it('never runs a batch read below the group’s commit (a position the client kept from an earlier assignment): back to the commit', async () => {
+    const admin = new ChainAdmin();
+    // Another member committed the source partition up to 50 while it was away from this one.
+    admin.logs.set(`${source}[0]`, ['50', '60']);
+    const { calls, handler } = recorder();
+    const { consumer } = await setUp(handler, admin);
+    await consumer.joined(wholeChain(0));
+    await consumer.deliver(source, 0, 20, [keyed('order-1', 'old-20'), keyed('order-2', 'old-21')]);
+    expect(calls).toEqual([]);
+    expect(consumer.log).toContain(`seek ${source}[0]@50`);
+    expect(consumer.commits()).toEqual([]);
+    await consumer.deliver(source, 0, 50, [keyed('order-3', 'new-50')]);
+    expect(calls).toEqual(['new-50']);
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@51`]);
+  });
+
   it('starts a retry partition this group never committed on where the retry group left off', async () => {
     const admin = new ChainAdmin();
     admin.logs.set(`${level1}[0]`, ['-1', '9']);

@@ -54,6 +54,20 @@ describe('the position owner of a consumer', () => {
     expect(consumer.commits()).toEqual([`commit ${topic}[0]@150`, `commit ${topic}[0]@160`]);
   });
 
+  it('never commits below the group’s commit read for the assignment, even from a batch that began below it', async () => {
+    const consumer = new BatchConsumer();
+    const positions = new Positions(consumer, 'kafkajs');
+    const asOf = positions.assigned([{ topic, partition: 0 }]);
+    positions.groupCommit(topic, 0, 10_000n, asOf);
+    const stale = positions.begin(topic, 0, 100n);
+    expect(await positions.commit(stale, 150n, () => false)).toBe('not-forward');
+    // A commit read for an earlier assignment counts for nothing.
+    positions.groupCommit(topic, 1, 500n, asOf - 1);
+    const other = positions.begin(topic, 1, 100n);
+    expect(await positions.commit(other, 150n, () => false)).toBe('committed');
+    expect(consumer.commits()).toEqual([`commit ${topic}[1]@150`]);
+  });
+
   it('drops the commit of a batch that began before the partition was assigned again, or that its client calls stale', async () => {
     const consumer = new BatchConsumer();
     const positions = new Positions(consumer, 'kafkajs');
