@@ -64,6 +64,7 @@ interface Outcome {
 }
 
 const DONE: Outcome = { done: true };
+const HANDLERS_ENDED = Symbol('the batch’s handlers ended');
 const NOT_DONE: Outcome = { done: false };
 
 interface Batch {
@@ -322,7 +323,8 @@ export class BatchEngine {
     try {
       await Promise.all(lanes.map((lane) => this.runLane(lane, batch, ordering, decided)));
     } finally {
-      beating.abort();
+      // With a reason of its own: abort() alone makes a DOMException, stack and all, per batch.
+      beating.abort(HANDLERS_ENDED);
     }
     return decided;
   }

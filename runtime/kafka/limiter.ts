@@ -10,8 +10,11 @@
 export class Limiter {
   private running = 0;
   private waitingCount = 0;
-  /** Lanes with tasks waiting; a lane goes to the back of the turn once it was served. */
+  /** Each lane's waiting tasks, while it has any. */
   private readonly lanes = new Map<string, Line>();
+  /** The lanes with tasks waiting, in turn: served from the front, back in line if more wait. */
+  private turns: Line[] = [];
+  private turn = 0;
 
   constructor(readonly limit: number) {}
 
@@ -22,7 +25,7 @@ export class Limiter {
 
   /** Entries the lanes hold, taken ones included: at most about twice `queued`, plus a few per lane. */
   get retained(): number {
-    let total = 0;
+    let total = this.turns.length;
     for (const line of this.lanes.values()) total += line.retained;
     return total;
   }
@@ -43,8 +46,9 @@ export class Limiter {
   private enqueue(lane: string, resolve: () => void): void {
     let line = this.lanes.get(lane);
     if (!line) {
-      line = new Line();
+      line = new Line(lane);
       this.lanes.set(lane, line);
+      this.turns.push(line);
     }
     line.push(resolve);
     this.waitingCount++;
@@ -52,14 +56,30 @@ export class Limiter {
 
   /** The next waiting task of the lane whose turn it is. */
   private take(): (() => void) | undefined {
-    for (const [lane, line] of this.lanes) {
-      const next = line.shift();
-      this.lanes.delete(lane);
-      if (line.size > 0) this.lanes.set(lane, line);
-      this.waitingCount--;
+    const line = this.turns[this.turn];
+    if (!line) return undefined;
+    const next = line.shift();
+    this.waitingCount--;
+    if (this.turns.length - this.turn === 1) {
+      // The only lane waiting keeps its turn.
+      if (line.size === 0) this.drop(line);
       return next;
     }
-    return undefined;
+    this.turn++;
+    if (line.size > 0) this.turns.push(line);
+    else this.lanes.delete(line.lane);
+    // Served turns are dropped in bulk, as a line's taken tasks are.
+    if (this.turn >= COMPACT_AT && this.turn * 2 >= this.turns.length) {
+      this.turns = this.turns.slice(this.turn);
+      this.turn = 0;
+    }
+    return next;
+  }
+
+  private drop(line: Line): void {
+    this.lanes.delete(line.lane);
+    this.turns = [];
+    this.turn = 0;
   }
 }
 
@@ -67,6 +87,8 @@ export class Limiter {
 class Line {
   private items: Array<() => void> = [];
   private head = 0;
+
+  constructor(readonly lane: string) {}
 
   get size(): number {
     return this.items.length - this.head;
