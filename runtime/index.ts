@@ -1,3 +1,6 @@
+/// <reference types="node" preserve="true" />
+// Kept in the declarations: they use Node's types (Buffer, AbortSignal), and TypeScript 6 no longer
+// loads @types/node unless a project lists it.
 /**
  * The runtime: handler logic that matches a plan exactly. Zero dependencies of its own; broker
  * clients (amqplib, kafkajs, @azure/service-bus) and @opentelemetry/api are optional peers.

@@ -1,3 +1,6 @@
+/// <reference types="node" preserve="true" />
+// Kept in the declarations: they use Node's types (Buffer, AbortSignal), and TypeScript 6 no longer
+// loads @types/node unless a project lists it.
 /**
  * The Kafka adapter (docs/kafka.md). Typed against the KafkaJS API shape (contract.ts): pass
  * `kafkajs` clients, or `@confluentinc/kafka-javascript`'s KafkaJS ones with `client: 'confluent'`.

@@ -1,3 +1,6 @@
+/// <reference types="node" preserve="true" />
+// Kept in the declarations: they use Node's types (Buffer, AbortSignal), and TypeScript 6 no longer
+// loads @types/node unless a project lists it.
 /**
  * The RabbitMQ adapter (docs/rabbitmq.md): consumeWithRetries on a confirm channel, or
  * consumeWithFailover across a cluster's nodes, and the dead-letter commands' RabbitMQ side.
