@@ -1,4 +1,5 @@
 import { UsageError } from './args';
+import { type CommandHelp, helpText } from './help';
 import { EXIT, type Output, safeOutput } from './output';
 import { packageVersion } from './version';
 
@@ -9,36 +10,50 @@ type Command = (args: string[], output: Output) => Promise<number>;
  * loaded when it runs: `validate` in CI need not load the renderers, the simulator or the broker
  * clients.
  */
-const COMMANDS: Record<string, () => Promise<{ run: Command; usage: string }>> = {
+const COMMANDS: Record<string, () => Promise<{ run: Command; help: CommandHelp }>> = {
   validate: async () => {
-    const { validateCommand, VALIDATE_USAGE } = await import('./commands/validate');
-    return { run: validateCommand, usage: VALIDATE_USAGE };
+    const { validateCommand, VALIDATE_HELP } = await import('./commands/validate');
+    return { run: validateCommand, help: VALIDATE_HELP };
   },
   plan: async () => {
-    const { planCommand, PLAN_USAGE } = await import('./commands/plan');
-    return { run: planCommand, usage: PLAN_USAGE };
+    const { planCommand, PLAN_HELP } = await import('./commands/plan');
+    return { run: planCommand, help: PLAN_HELP };
   },
   schema: async () => {
-    const { schemaCommand, SCHEMA_USAGE } = await import('./commands/schema');
-    return { run: schemaCommand, usage: SCHEMA_USAGE };
+    const { schemaCommand, SCHEMA_HELP } = await import('./commands/schema');
+    return { run: schemaCommand, help: SCHEMA_HELP };
   },
   diff: async () => {
-    const { diffCommand, DIFF_USAGE } = await import('./commands/diff');
-    return { run: diffCommand, usage: DIFF_USAGE };
+    const { diffCommand, DIFF_HELP } = await import('./commands/diff');
+    return { run: diffCommand, help: DIFF_HELP };
   },
   render: async () => {
-    const { renderCommand, RENDER_USAGE } = await import('./commands/render');
-    return { run: renderCommand, usage: RENDER_USAGE };
+    const { renderCommand, RENDER_HELP } = await import('./commands/render');
+    return { run: renderCommand, help: RENDER_HELP };
   },
   simulate: async () => {
-    const { simulateCommand, SIMULATE_USAGE } = await import('./commands/simulate');
-    return { run: simulateCommand, usage: SIMULATE_USAGE };
+    const { simulateCommand, SIMULATE_HELP } = await import('./commands/simulate');
+    return { run: simulateCommand, help: SIMULATE_HELP };
   },
   'dead-letters': async () => {
-    const { deadLettersCommand, DEAD_LETTERS_USAGE } = await import('./commands/dead-letters');
-    return { run: (args, output) => deadLettersCommand(args, output), usage: DEAD_LETTERS_USAGE };
+    const { deadLettersCommand, DEAD_LETTERS_HELP } = await import('./commands/dead-letters');
+    return { run: (args, output) => deadLettersCommand(args, output), help: DEAD_LETTERS_HELP };
   },
 };
+
+/** Every command's help, by name, in the order of the top-level help. */
+export async function commandHelps(): Promise<Array<[name: string, help: CommandHelp]>> {
+  const names = Object.keys(SUMMARIES);
+  return Promise.all(
+    names.map(
+      async (name) =>
+        [name, (await (COMMANDS[name] as () => Promise<{ help: CommandHelp }>)()).help] as [
+          string,
+          CommandHelp,
+        ],
+    ),
+  );
+}
 
 /** One line per command for the top-level help; `<command> --help` gives the details. */
 const SUMMARIES: Record<keyof typeof COMMANDS, string> = {
@@ -87,7 +102,7 @@ export async function run(argv: string[], raw: Output): Promise<number> {
   }
   const command = await load();
   if (args.includes('--help') || args.includes('-h')) {
-    output.out(command.usage);
+    output.out(helpText(command.help));
     return EXIT.ok;
   }
   try {

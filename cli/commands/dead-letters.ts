@@ -15,9 +15,14 @@ import { purgeText, replayText } from '../dead-letters/format';
 import { loadPlan } from '../dead-letters/plan-input';
 import { safeText } from '../dead-letters/safe-text';
 import { runVerb } from '../dead-letters/verbs';
+import { type CommandHelp, EXIT_BUG } from '../help';
 import { EXIT, type Output } from '../output';
 
-export const DEAD_LETTERS_USAGE = `retry-topology dead-letters list|show|replay|purge <policy.yaml|plan.json|-> --target rabbitmq|kafka|servicebus [options]
+/** Exit codes beyond the shared ones: 4 the broker failed or was unreachable, 130 stopped by Ctrl-C. */
+export const DEAD_LETTER_EXIT = { ...EXIT, refused: 1, broker: 4, stopped: 130 } as const;
+
+export const DEAD_LETTERS_HELP: CommandHelp = {
+  usage: `retry-topology dead-letters list|show|replay|purge <policy.yaml|plan.json|-> --target rabbitmq|kafka|servicebus [options]
 
   The dead letters of one policy on one broker. The file is the policy, or its plan as JSON (the
   stack's planJson output; - reads stdin); --policy picks one when it holds several.
@@ -31,10 +36,22 @@ export const DEAD_LETTERS_USAGE = `retry-topology dead-letters list|show|replay|
            --since <time>  --until <time> (ISO time, or a duration ago: 2h)  --max N
   connect  RabbitMQ --url or RABBITMQ_URL; Kafka --brokers or KAFKA_BROKERS (--ssl, KAFKA_SASL_*);
            Service Bus --connection-string or SERVICEBUS_CONNECTION_STRING. Never from the policy.
-  A replay or purge stopped at any point (Ctrl-C, a crash) loses nothing: run it again to go on.`;
-
-/** Exit codes beyond the shared ones: 4 the broker failed or was unreachable, 130 stopped by Ctrl-C. */
-export const DEAD_LETTER_EXIT = { ...EXIT, refused: 1, broker: 4, stopped: 130 } as const;
+  A replay or purge stopped at any point (Ctrl-C, a crash) loses nothing: run it again to go on.`,
+  exits: [
+    [EXIT.ok, 'done, or a dry run printed what it would do'],
+    [
+      DEAD_LETTER_EXIT.refused,
+      'a purge was refused: --expect is not the count, or the --archive file exists',
+    ],
+    [
+      EXIT.usage,
+      'the command line is wrong (a filter, an option, a purge without --expect), or the file is no valid policy or plan, or has no such target',
+    ],
+    EXIT_BUG,
+    [DEAD_LETTER_EXIT.broker, 'the broker was unreachable or failed, or the archive could not be written'],
+    [DEAD_LETTER_EXIT.stopped, 'stopped by Ctrl-C (run it again to go on)'],
+  ],
+};
 
 const EXIT_BY_CODE: Record<DeadLetterErrorCode, number> = {
   'no-target': EXIT.usage,
@@ -128,7 +145,7 @@ export async function deadLettersCommand(
     // Here, not in run(): dead-letters shows the code of every failure, a usage error's included.
     if (error instanceof UsageError || error instanceof DeadLetterError) {
       const code = printFailure(error, args, output);
-      if (code === EXIT.usage && !args) output.err(`\n${DEAD_LETTERS_USAGE}`);
+      if (code === EXIT.usage && !args) output.err(`\n${DEAD_LETTERS_HELP.usage}`);
       return code;
     }
     throw error;

@@ -4,9 +4,11 @@ import { compareSides } from '../diff/compare';
 import { GitSourceError } from '../diff/git';
 import { DEFAULT_MAX_CHARS, diffMarkdown } from '../diff/markdown';
 import { loadSide, type Side } from '../diff/sources';
+import { type CommandHelp, EXIT_BUG } from '../help';
 import { EXIT, type Output, printIssues } from '../output';
 
-export const DIFF_USAGE = `retry-topology diff <old> <new> [--full-report <file>] [--max-chars N] [--allow-missing-old]
+export const DIFF_HELP: CommandHelp = {
+  usage: `retry-topology diff <old> <new> [--full-report <file>] [--max-chars N] [--allow-missing-old]
 
   Compares two sets of policies and prints Markdown for a pull-request comment: policies added,
   removed or changed; each changed policy's attempt timeline before and after; maxAttempts,
@@ -17,10 +19,22 @@ export const DIFF_USAGE = `retry-topology diff <old> <new> [--full-report <file>
   as markup. The comment stays under --max-chars (default 60000; GitHub's limit is 65536): a
   table of every changed policy first, then folded details and findings as they fit, and one
   line counting what was left out. --full-report writes the whole diff, uncut, to a file.
-  Exits 1 when <new> has errors that <old> did not, and when a side cannot be read (a missing
-  file or directory: not an empty side). Exits 2 when a git side's revision is unknown, or its
-  path is not there; --allow-missing-old makes a git <old> whose path is missing an empty side,
-  every policy new (the pull request that adds the first policies).`;
+  --allow-missing-old: a git <old> whose path is missing is an empty side, every policy new (the
+  pull request that adds the first policies). Only a git side: a missing file or directory is
+  never an empty side.`,
+  exits: [
+    [EXIT.ok, 'the diff is printed, and <new> brings no new errors'],
+    [
+      EXIT.invalid,
+      '<new> has errors that <old> did not, or a side cannot be read (a missing file or directory)',
+    ],
+    [
+      EXIT.usage,
+      "the command line is wrong, a git side's revision is unknown, or its path is missing (without --allow-missing-old)",
+    ],
+    EXIT_BUG,
+  ],
+};
 
 export async function diffCommand(args: string[], output: Output): Promise<number> {
   const { values, positionals } = parseCommandArgs(args, {

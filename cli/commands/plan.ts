@@ -3,17 +3,29 @@ import type { TargetName } from '../../policy/plan/targets';
 import { safeJson } from '../../policy/printable';
 import { oneOf, parseCommandArgs, positionalCount, UsageError } from '../args';
 import { planMarkdown, planText } from '../format/plan-text';
+import { type CommandHelp, EXIT_BUG, EXIT_POLICY_ERRORS } from '../help';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
 import { noTarget, selectPolicies, targetOption } from '../select';
 
-export const PLAN_USAGE = `retry-topology plan <file|dir|glob|-> [--target rabbitmq|kafka|servicebus] [--format text|json|markdown] [--policy <name>]
+export const PLAN_HELP: CommandHelp = {
+  usage: `retry-topology plan <file|dir|glob|-> [--target rabbitmq|kafka|servicebus] [--format text|json|markdown] [--policy <name>]
 
   Prints what a policy becomes: the attempt timeline per target, every broker resource, where
   dead letters end up, and the findings (acknowledged warnings with their reason).
   --format json prints the plan as the components and the runtime read it: one object, or an
   array when the input holds several policies (narrow it with --policy). With --target, only
-  the policies that have that target (exit 2 if none has it).`;
+  the policies that have that target (exit 2 if none has it).`,
+  exits: [
+    [EXIT.ok, 'the plan is printed'],
+    EXIT_POLICY_ERRORS,
+    [
+      EXIT.usage,
+      'the command line is wrong, --policy names no policy of the input, or no policy has the --target',
+    ],
+    EXIT_BUG,
+  ],
+};
 
 const FORMATS = ['text', 'json', 'markdown'] as const;
 

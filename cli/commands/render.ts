@@ -1,5 +1,6 @@
 import { oneOf, parseCommandArgs, positionalCount, UsageError } from '../args';
 import { sourceOf, targetTitle } from '../format/describe-plan';
+import { type CommandHelp, EXIT_BUG, EXIT_POLICY_ERRORS } from '../help';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
 import { mermaidTimeline, mermaidTopology } from '../render/mermaid';
@@ -9,13 +10,24 @@ import { timelineEndMs, timelineMarks } from '../render/timeline-model';
 import { topologyOf } from '../render/topology-model';
 import { chooseOne, targetOption } from '../select';
 
-export const RENDER_USAGE = `retry-topology render <file|dir|glob|-> --format mermaid|svg [--view timeline|topology] [--policy <name>] [--target rabbitmq|kafka|servicebus]
+export const RENDER_HELP: CommandHelp = {
+  usage: `retry-topology render <file|dir|glob|-> --format mermaid|svg [--view timeline|topology] [--policy <name>] [--target rabbitmq|kafka|servicebus]
 
   Draws one policy on one target for a pull request or a doc page:
   --view timeline (default): every attempt on a time axis, jitter ranges as bands.
   --view topology: source → main queue or topic → wait levels → dead letter.
   The SVG is self-contained (no fonts, scripts or links to fetch), so GitHub shows it inline.
-  Without --target the first target of the policy is drawn (stderr says which).`;
+  Without --target the first target of the policy is drawn (stderr says which).`,
+  exits: [
+    [EXIT.ok, 'the drawing is printed'],
+    EXIT_POLICY_ERRORS,
+    [
+      EXIT.usage,
+      'the command line is wrong, the input holds several policies and no --policy picks one, or the policy lacks the --target',
+    ],
+    EXIT_BUG,
+  ],
+};
 
 const FORMATS = ['mermaid', 'svg'] as const;
 const VIEWS = ['timeline', 'topology'] as const;

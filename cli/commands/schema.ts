@@ -1,11 +1,15 @@
 import { policyJsonSchema } from '../../policy';
 import { parseCommandArgs, UsageError } from '../args';
+import { type CommandHelp, EXIT_BUG, EXIT_LINE_WRONG } from '../help';
 import { EXIT, type Output } from '../output';
 import { packageVersion } from '../package-version';
 
-export const SCHEMA_USAGE = `retry-topology schema
+export const SCHEMA_HELP: CommandHelp = {
+  usage: `retry-topology schema
 
-  Prints the JSON Schema of a policy document (published as schema/retry-policy.schema.json).`;
+  Prints the JSON Schema of a policy document (published as schema/retry-policy.schema.json).`,
+  exits: [[EXIT.ok, 'the schema is printed'], EXIT_LINE_WRONG, EXIT_BUG],
+};
 
 /**
  * Where a released copy of the schema stays: the file at the release's git tag, as GitHub serves

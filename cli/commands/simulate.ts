@@ -2,6 +2,7 @@ import { formatDuration, parseDuration } from '../../policy';
 import { safeJson } from '../../policy/printable';
 import { parseCommandArgs, UsageError } from '../args';
 import { replaySimulationCommand } from '../dead-letters/simulate-replay';
+import { type CommandHelp, EXIT_BUG, EXIT_POLICY_ERRORS } from '../help';
 import { loadInputs } from '../load-inputs';
 import { EXIT, type Output } from '../output';
 import { chooseOne, targetOption } from '../select';
@@ -10,7 +11,8 @@ import { parseRate } from '../simulate/rate';
 import { runSimulation } from '../simulate/run';
 import { rate, simulationText } from '../simulate/text';
 
-export const SIMULATE_USAGE = `retry-topology simulate <file|dir|glob|-> --outage <duration> --rate <n/s> [--seed N] [--backlog N] [--format text|json|svg] [--policy <name>] [--target rabbitmq|kafka|servicebus] [--bucket <duration>]
+export const SIMULATE_HELP: CommandHelp = {
+  usage: `retry-topology simulate <file|dir|glob|-> --outage <duration> --rate <n/s> [--seed N] [--backlog N] [--format text|json|svg] [--policy <name>] [--target rabbitmq|kafka|servicebus] [--bucket <duration>]
 retry-topology simulate <file|-> --replay <N> --rate <n/s> [--seed N] [--format text|json] [--policy <name>] [--target rabbitmq|kafka|servicebus]
 
   What a dependency sees when it comes back from an outage: messages arrive at --rate while it
@@ -21,7 +23,17 @@ retry-topology simulate <file|-> --replay <N> --rate <n/s> [--seed N] [--format 
   outage began: a burst that fails together. Without --target the first target is used.
   --replay N: what replaying N dead letters at --rate does (dead-letters replay's own pacing):
   how long it takes, the busiest second with and without the rate, and, if the cause is not
-  fixed, every attempt again and when they are dead letters again.`;
+  fixed, every attempt again and when they are dead letters again.`,
+  exits: [
+    [EXIT.ok, 'the simulation is printed'],
+    EXIT_POLICY_ERRORS,
+    [
+      EXIT.usage,
+      'the command line is wrong, the input holds several policies and no --policy picks one, or the policy lacks the --target',
+    ],
+    EXIT_BUG,
+  ],
+};
 
 const FORMATS = ['text', 'json', 'svg'] as const;
 /** Beyond this a run takes seconds; a smaller rate shows the same shape. */
@@ -57,7 +69,7 @@ export async function simulateCommand(args: string[], output: Output): Promise<n
     values.bucket !== undefined && !bucketMs ? '--bucket needs a duration such as 1s' : '',
   ].filter(Boolean);
   if (problems.length > 0 || !file || !format || !outageMs || !ratePerSecond) {
-    output.err(`${problems.map((problem) => `✖ ${problem}`).join('\n')}\n\n${SIMULATE_USAGE}`);
+    output.err(`${problems.map((problem) => `✖ ${problem}`).join('\n')}\n\n${SIMULATE_HELP.usage}`);
     return EXIT.usage;
   }
   const arriving = (ratePerSecond * outageMs) / 1_000;

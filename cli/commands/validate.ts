@@ -1,11 +1,13 @@
 import { hasErrors, hasWarnings } from '../../policy';
 import { oneOf, parseCommandArgs, positionalCount } from '../args';
 import { findingsJson, githubAnnotations } from '../format/findings';
+import { type CommandHelp, EXIT_BUG, EXIT_LINE_WRONG } from '../help';
 import { loadInputs } from '../load-inputs';
 import { EXIT, issueLines, type Output, plural, summary } from '../output';
 import { packageVersion } from '../version';
 
-export const VALIDATE_USAGE = `retry-topology validate <file|dir|glob|->... [--strict] [--format text|json|github]
+export const VALIDATE_HELP: CommandHelp = {
+  usage: `retry-topology validate <file|dir|glob|->... [--strict] [--format text|json|github]
 
   Checks policy files: schema, every rule in docs/codes/ (on a policy with schema errors, each
   rule that can run on the rest), then what no single policy can (a name used twice, a broker
@@ -15,8 +17,14 @@ export const VALIDATE_USAGE = `retry-topology validate <file|dir|glob|->... [--s
   --format text (default): each finding with its file:line:column, path and code.
   --format json: every finding with file, line, column, path, code and severity.
   --format github: workflow annotations, so findings show on the pull request's lines.
-  Exits 1 on errors, and on warnings with --strict (acknowledged warnings are notes), and when
-  an input holds no policy at all.`;
+  --strict: warnings fail too (acknowledged warnings are notes, and pass).`,
+  exits: [
+    [EXIT.ok, 'every policy is valid (warnings allowed, unless --strict)'],
+    [EXIT.invalid, 'errors, or warnings with --strict, or an input that holds no policy'],
+    EXIT_LINE_WRONG,
+    EXIT_BUG,
+  ],
+};
 
 const FORMATS = ['text', 'json', 'github'] as const;
 
