@@ -101,6 +101,8 @@ async function tsc(config: string, root = project): Promise<Map<string, string[]
 }
 
 const results = {} as Record<'nodenext' | 'bundler' | 'node10' | 'ts6' | 'ts6node10', Map<string, string[]>>;
+/** TypeScript 6, each entry point in a program of its own: nothing else may bring in Node's types. */
+const alone = new Map<string, string[]>();
 const snippetFiles = new Map<string, string>();
 
 beforeAll(async () => {
@@ -152,6 +154,12 @@ beforeAll(async () => {
     tsc(ts6Configs.node10, ts6Dir),
   ]);
   Object.assign(results, { nodenext, bundler, node10, ts6, ts6node10 });
+  for (const [index, entry] of entries.entries()) {
+    const file = `alone${index}.ts`;
+    writeFileSync(join(project, file), `import * as entry from '${entry}';\nexport const all = [entry];\n`);
+    const config = writeTsconfig(project, `tsconfig.alone${index}.json`, TEMPLATE_OPTIONS, [file]);
+    alone.set(entry, [...(await tsc(config, ts6Dir)).values()].flat());
+  }
   if (partial.length > 0)
     console.info(
       `Snippets not compiled, marked partial:\n${partial.map((snippet) => `  ${snippet.name} (${snippet.file}:${snippet.line}): ${snippet.partial}`).join('\n')}`,
@@ -193,6 +201,11 @@ describe(`the public types and the snippets on TypeScript ${TS6}, with no settin
   // Reported whole: a failure names the file (a snippet's is snippets/sNN.ts) and the error.
   it('compile under the `pulumi new typescript` tsconfig (nodenext), which lists no "types"', () => {
     expect([...results.ts6.values()].flat()).toEqual([]);
+  });
+
+  it('compile each entry point on its own, in a program that loads nothing else (no @types/node unless the package references it)', () => {
+    expect(alone.size).toBe(entries.length);
+    expect(Object.fromEntries([...alone].filter(([, errors]) => errors.length > 0))).toEqual({});
   });
 
   it('compile under the earlier template with ignoreDeprecations "6.0", all but @azure/service-bus\'s own error', () => {
