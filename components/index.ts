@@ -1,6 +1,3 @@
-/// <reference types="node" preserve="true" />
-// Kept in the declarations: they use Node's types (Buffer, AbortSignal), and TypeScript 6 no longer
-// loads @types/node unless a project lists it.
 /**
  * Public API of `retry-topology/components`: `RetryTopology` (one policy, every target it names)
  * and what every target shares. It loads no provider SDK by itself: `RetryTopology` loads

@@ -1,6 +1,3 @@
-/// <reference types="node" preserve="true" />
-// Kept in the declarations: they use Node's types (Buffer, AbortSignal), and TypeScript 6 no longer
-// loads @types/node unless a project lists it.
 /**
  * Public API of the policy core: policy → validated Policy → RetryPlan. Every name is listed, so
  * a new export is a decision (api/retry-topology.api.md shows the surface; docs/versioning.md).

@@ -1,6 +1,3 @@
-/// <reference types="node" preserve="true" />
-// Kept in the declarations: they use Node's types (Buffer, AbortSignal), and TypeScript 6 no longer
-// loads @types/node unless a project lists it.
 /**
  * `retry-topology/components/kafka`: the Kafka component alone. It loads @pulumi/kafka and no
  * other provider; without it, importing this entry point fails with one TopologyError

@@ -1,6 +1,3 @@
-/// <reference types="node" preserve="true" />
-// Kept in the declarations: they use Node's types (Buffer, AbortSignal), and TypeScript 6 no longer
-// loads @types/node unless a project lists it.
 /**
  * `retry-topology/components/servicebus`: the Azure Service Bus component alone. It loads
  * @pulumi/azure-native's servicebus module and no other provider; without @pulumi/azure-native,
