@@ -8,7 +8,8 @@
 #   rabbit-1@localhost  amqp://guest:guest@127.0.0.1:5771/  http://127.0.0.1:15771/  dist 25771
 #   rabbit-2@localhost  amqp://guest:guest@127.0.0.1:5772/  http://127.0.0.1:15772/  dist 25772
 #   rabbit-3@localhost  amqp://guest:guest@127.0.0.1:5773/  http://127.0.0.1:15773/  dist 25773
-#   data                /var/lib/rabbitmq/instances/<node>/  (survives stop/start)
+#   data                /var/lib/rabbitmq/instances/<node>/  (survives a node's stop/start; a
+#                       `start` with no node running forms the cluster afresh, see below)
 # Every node has the management plugin. They share the `rabbitmq` user's Erlang cookie.
 #
 # Why it looks like this:
@@ -16,8 +17,16 @@
 #   directory). On the first start the nodes are independent; rabbit-2 and rabbit-3 then join
 #   rabbit-1 (stop_app, join_cluster, start_app). A node that is already a member is left alone,
 #   so `start` is idempotent and a stopped or killed node comes back into the same cluster.
-# - The three start in parallel: a cluster node that was not the last to stop waits for its peers
-#   on boot (Mnesia), so starting them one by one could wait for a peer not yet started.
+# - A `start` that finds no node running forms the cluster afresh: it deletes the three nodes'
+#   databases first. Booting three 3.10.8 nodes that were clustered, all at once (as after a
+#   machine restart, or a run killed with its cluster), can fail: a node syncing feature flags
+#   with a peer whose feature-flag registry is still being built gets `{badmap,undefined}`
+#   (incompatible_feature_flags), its rabbit application exits, and the other two wait for its
+#   tables until they time out. Fresh nodes boot alone and then join, which never meets a peer
+#   mid-boot. Nothing of value is lost: the fault tests delete their topology when they end, and
+#   only keep data across a node's own stop/start or kill, with its peers running.
+# - The three start in parallel: fresh nodes do not wait for each other, and a node that was
+#   stopped alone comes back to running peers.
 # - stop-node is a clean shutdown (rabbitmqctl stop: the node hands its quorum queue leaderships
 #   over); kill-node is SIGKILL of the Erlang VM, a crash.
 #
@@ -116,9 +125,29 @@ require_installed() {
     die "rabbitmq-server is not installed: run scripts/brokers.sh start (or scripts/rabbitmq.sh start) first"
 }
 
+any_running() {
+  local each
+  for each in "${NODES[@]}"; do ctl "$each" ping >/dev/null 2>&1 && return 0; done
+  return 1
+}
+
+# forget_cluster: with no node running, delete every node's database (its queues, its membership),
+# so that the next start forms a new cluster (see the top of this file for why).
+forget_cluster() {
+  local each had=()
+  for each in "${NODES[@]}"; do
+    if [[ -d $INSTANCES/$each/mnesia ]]; then
+      had+=("$each")
+      rm -rf "${INSTANCES:?}/$each/mnesia"
+    fi
+  done
+  ((${#had[@]} == 0)) || say "no node was running: forming the cluster afresh (deleted the databases of ${had[*]})"
+}
+
 cmd_start() {
   require_installed
   local t0=$SECONDS each
+  any_running || forget_cluster
   in_parallel start "${NODES[@]}" || die "a node did not start (see above)"
   for each in "${NODES[@]}"; do join "$each"; done
   await_running "${NODES[@]}"
