@@ -319,12 +319,14 @@ export class BatchEngine {
   private async decide(entries: Entry[], batch: Batch, ordering: Ordering): Promise<Decided[]> {
     const decided: Decided[] = entries.map((entry) => (entry.doneBefore ? DONE_BEFORE : NOT_STARTED));
     const lanes = ordering.lanes(entries.filter((entry) => !entry.doneBefore));
-    const beating = this.beatWhileRunning(batch);
+    // The Confluent client's heartbeat() does nothing (librdkafka heartbeats on its own thread):
+    // no timer per batch there, where batches are small and many.
+    const beating = this.parts.rt.client === 'kafkajs' ? this.beatWhileRunning(batch) : undefined;
     try {
       await Promise.all(lanes.map((lane) => this.runLane(lane, batch, ordering, decided)));
     } finally {
       // With a reason of its own: abort() alone makes a DOMException, stack and all, per batch.
-      beating.abort(HANDLERS_ENDED);
+      beating?.abort(HANDLERS_ENDED);
     }
     return decided;
   }
