@@ -11,6 +11,13 @@ const ACK: Decision = { kind: 'ack' };
  */
 export type FinalDecision = Exclude<Decision, { kind: 'immediate' }> | { kind: 'requeue' };
 
+/** A handler call that failed: what it threw, and when it began and ended (the clock's readings). */
+export interface HandlerFailure {
+  error: unknown;
+  started: number;
+  ended: number;
+}
+
 export interface HandlerRun {
   decision: FinalDecision;
   /** The last error the handler threw, if the run ended in failure. */
@@ -39,23 +46,38 @@ export async function runHandler(
      * interval). A hook that throws counts as false: the broker path is the safe one.
      */
     beforeImmediate?: (wait: { delayMs: number; retry: number }) => boolean | Promise<boolean>;
+    /**
+     * The first call, already made by the adapter and failed (the Kafka engine calls the handler
+     * itself and comes here only on a failure): judged as if made here.
+     */
+    firstFailure?: HandlerFailure;
   },
 ): Promise<HandlerRun> {
   let immediateRetries = 0;
   let handlerCalls = 0;
+  let given = options.firstFailure;
   for (;;) {
-    const started = options.clock.now();
+    let started: number;
+    let ended: number;
     let error: unknown;
     let failed = false;
     handlerCalls++;
-    try {
-      await options.call();
-    } catch (thrown) {
+    if (given) {
+      ({ started, ended } = given);
       failed = true;
-      // A bare `throw undefined` is still a failure.
-      error = thrown ?? new Error('the handler threw undefined');
+      error = given.error ?? new Error('the handler threw undefined');
+      given = undefined;
+    } else {
+      started = options.clock.now();
+      try {
+        await options.call();
+      } catch (thrown) {
+        failed = true;
+        // A bare `throw undefined` is still a failure.
+        error = thrown ?? new Error('the handler threw undefined');
+      }
+      ended = options.clock.now();
     }
-    const ended = options.clock.now();
     options.metrics.handlerDuration(ended - started, failed ? 'failure' : 'success');
     // A failure that ends once the consumer is stopping is the consumer's doing, not the
     // message's: a handler that passed the stop signal on (to fetch, a driver, a timer) rejects

@@ -2,7 +2,7 @@
  * Kafka throughput of the runtime beside hand-written loops on the same client, on the real
  * local broker.
  *
- *   npx tsx bench/kafka/throughput.ts [records=20000] [partitions=6] [rounds=3]
+ *   npm run build && npx tsx bench/kafka/throughput.ts [records=20000] [partitions=6] [rounds=3]
  *   KAFKA_CLIENT=confluent npx tsx bench/kafka/throughput.ts …   # on @confluentinc/kafka-javascript
  *
  * KAFKA_CLIENT=confluent needs the client built and linked (bash scripts/confluent.sh); it is
@@ -55,6 +55,9 @@
  * server.properties listens on the KAFKA_BOOTSTRAP port, or the only one), or given as
  * KAFKA_BROKER_PID; n/a when neither works. It counts whatever else the broker does meanwhile.
  *
+ * The runtime measured is the build in dist/; BENCH_RUNTIME=source measures the sources under
+ * tsx instead (bench/kafka/runtime.ts). The lines written by hand run under tsx either way.
+ *
  * Env:
  *   KAFKA_BOOTSTRAP     broker (default 127.0.0.1:9092)
  *   KAFKA_CLIENT        kafkajs (default) or confluent
@@ -76,13 +79,7 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { type Admin, Kafka, logLevel, type Producer } from 'kafkajs';
 import type { KafkaPlan } from '../../policy';
-import {
-  type ConsumedMessage,
-  createKafkaRetry,
-  declareKafkaTopology,
-  type KafkaRetry,
-  type OutgoingMessage,
-} from '../../runtime/kafka';
+import type { ConsumedMessage, KafkaRetry, OutgoingMessage } from '../../runtime/kafka';
 import { KAFKA_DEFAULTS } from '../../runtime/kafka/options';
 import {
   BROKERS,
@@ -94,6 +91,9 @@ import {
   kit,
 } from '../../test/support/kafka-kit';
 import { benchPlan } from '../plan';
+import { BENCH_RUNTIME, kafkaRuntime } from './runtime';
+
+const { createKafkaRetry, declareKafkaTopology } = kafkaRuntime;
 
 const RECORDS = positive(process.argv[2] ?? '20000', 'records');
 const PARTITIONS = positive(process.argv[3] ?? '6', 'partitions');
@@ -644,7 +644,7 @@ async function main() {
 
   const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' / ');
   console.log(
-    `\nKafka throughput, client ${KIT_NAME}, ${PARTITIONS} partitions, ${RECORDS} records of ${VALUE.length} bytes per line` +
+    `\nKafka throughput, client ${KIT_NAME}, the runtime from ${BENCH_RUNTIME}, node ${process.version}, ${PARTITIONS} partitions, ${RECORDS} records of ${VALUE.length} bytes per line` +
       ', ' +
       `${ROUNDS} rounds; load average ${load(loadStart)} at the start, ${load(loadEnd)} at the end; ` +
       `broker CPU from pid ${BROKER_PID ?? 'n/a'} (${CLOCK_TICKS} ticks/s)\n`,
@@ -668,6 +668,8 @@ async function main() {
     bench: 'kafka-throughput',
     startedAt,
     client: KIT_NAME,
+    runtime: BENCH_RUNTIME,
+    node: process.version,
     brokers: BROKERS,
     partitions: PARTITIONS,
     records: RECORDS,

@@ -2,13 +2,13 @@ import type { Level } from '../../policy/plan/types';
 import type { FinalDecision } from '../run-handler';
 import type { Chain, Chains } from './chains';
 import type { ConsumedMessage, EachBatchPayloadLike } from './contract';
-import { callHandler, type Delivery, handled, type Runtime, read } from './delivery';
+import { BatchWork, Crew } from './crew';
+import { type Delivery, handled, type Runtime, read } from './delivery';
 import { DoneAhead } from './done-ahead';
 import { dueAt } from './due';
 import { KafkaRetryError } from './errors';
 import type { PartitionGate } from './gate';
 import { headerText, KAFKA_HEADERS } from './headers';
-import { Limiter } from './limiter';
 import type { KafkaRole } from './options';
 import {
   type Decided,
@@ -71,8 +71,6 @@ interface Batch {
   payload: EachBatchPayloadLike;
   /** When its records stop starting: half the plan's poll interval after it began. */
   startBy: number;
-  /** Its topic-partition: the limiter serves each in turn. */
-  lane: string;
   heartbeatAt: number;
   /** A heartbeat said the group is rebalancing: no more records start in this batch. */
   rebalancing: boolean;
@@ -107,7 +105,7 @@ export interface BatchEngineParts {
 }
 
 export class BatchEngine {
-  private readonly limiter: Limiter;
+  private readonly crew: Crew;
   private readonly ahead = new Map<string, DoneAhead>();
   /** The chains' assignment the done-ahead records belong to: a new one is read from the broker afresh. */
   private aheadGeneration = 0;
@@ -118,7 +116,7 @@ export class BatchEngine {
   private readonly returning = new Set<() => void>();
 
   constructor(private readonly parts: BatchEngineParts) {
-    this.limiter = new Limiter(Math.max(1, Math.floor(parts.concurrency)));
+    this.crew = new Crew(Math.max(1, Math.floor(parts.concurrency)), parts.rt);
     // A listener of its own, not a race against a promise that never settles: each race would
     // leave a reaction on it, one per batch, for as long as the consumer runs.
     parts.rt.abandoned.addEventListener(
@@ -250,7 +248,6 @@ export class BatchEngine {
       // The Confluent client leaves the group when a batch outlasts max.poll.interval.ms (KafkaJS
       // has no such limit): the records not started by half of it are read again, in a new batch.
       startBy: now + rt.rules.maxPollIntervalMs / 2,
-      lane: `${topic}\u0000${partition}`,
       heartbeatAt: now,
       rebalancing: false,
     };
@@ -292,14 +289,16 @@ export class BatchEngine {
     const entries: Entry[] = [];
     for (const message of messages) {
       const offset = BigInt(message.offset);
-      const doneBefore = ahead.has(offset, message.timestamp);
+      const doneBefore = ahead.size > 0 && ahead.has(offset, message.timestamp);
       if (level && !doneBefore) {
         const notBefore = headerText(message.headers, KAFKA_HEADERS.notBefore);
         const due = dueAt(notBefore, message.timestamp, level.waitMs);
         if (rt.clock.now() < due.dueAt)
           return { entries, hold: { offset: message.offset, dueAt: due.dueAt } };
       }
-      const d: Delivery = { role, topic, partition, message, ...(level ? { level } : {}) };
+      const d: Delivery = level
+        ? { role, topic, partition, message, level }
+        : { role, topic, partition, message };
       const reading = read(d);
       const index = entries.length;
       entries.push(
@@ -313,17 +312,25 @@ export class BatchEngine {
 
   /**
    * 2. Every record's handler, side by side up to the consumer's bound, in the ordering's lanes
-   * (with per-key order, each key's records one after another). Returns what each record's
-   * turn came to, by its index.
+   * (with per-key order, each key's records one after another), taken by the consumer's crew
+   * (crew.ts) in turn with its other batches. Returns what each record's turn came to, by its
+   * index.
    */
   private async decide(entries: Entry[], batch: Batch, ordering: Ordering): Promise<Decided[]> {
-    const decided: Decided[] = entries.map((entry) => (entry.doneBefore ? DONE_BEFORE : NOT_STARTED));
-    const lanes = ordering.lanes(entries.filter((entry) => !entry.doneBefore));
+    const decided: Decided[] = new Array<Decided>(entries.length);
+    const runnable: Entry[] = [];
+    for (const entry of entries) {
+      decided[entry.index] = entry.doneBefore ? DONE_BEFORE : NOT_STARTED;
+      if (!entry.doneBefore) runnable.push(entry);
+    }
+    const lanes = ordering.lanes?.(runnable);
+    const work = new BatchWork(runnable, lanes, ordering, decided, () => this.mayStart(batch));
+    if (!work.open) return decided;
     // The Confluent client's heartbeat() does nothing (librdkafka heartbeats on its own thread):
     // no timer per batch there, where batches are small and many.
     const beating = this.parts.rt.client === 'kafkajs' ? this.beatWhileRunning(batch) : undefined;
     try {
-      await Promise.all(lanes.map((lane) => this.runLane(lane, batch, ordering, decided)));
+      await this.crew.run(work);
     } finally {
       // With a reason of its own: abort() alone makes a DOMException, stack and all, per batch.
       beating?.abort(HANDLERS_ENDED);
@@ -351,27 +358,15 @@ export class BatchEngine {
     return stop;
   }
 
-  /** A lane's records one after another; a record the ordering stops at keeps the rest behind it. */
-  private async runLane(lane: Entry[], batch: Batch, ordering: Ordering, decided: Decided[]) {
+  /** Whether a record may start now; one that may not is left for this member or the next owner. */
+  private mayStart(batch: Batch): boolean {
     const { rt } = this.parts;
-    for (const [at, entry] of lane.entries()) {
-      const instead = ordering.instead(entry);
-      if (instead) {
-        decided[entry.index] = instead;
-        continue;
-      }
-      const run = await this.limiter.run(async () => {
-        // Not started: left uncommitted, for this member or the next owner to read again.
-        if (rt.stopping.aborted || batch.rebalancing || batch.payload.isStale()) return undefined;
-        if (rt.clock.now() >= batch.startBy) return undefined;
-        return callHandler(rt, entry.d, entry.reading);
-      }, batch.lane);
-      if (!run) return;
-      decided[entry.index] = { kind: 'ran', run };
-      if (ordering.goOn(entry, run)) continue;
-      for (const later of lane.slice(at + 1)) decided[later.index] = { kind: 'behind', head: entry.index };
-      return;
-    }
+    return !(
+      rt.stopping.aborted ||
+      batch.rebalancing ||
+      batch.payload.isStale() ||
+      rt.clock.now() >= batch.startBy
+    );
   }
 
   /** 3. What each record asks of the broker: nothing (done, or left for the next read) or a copy. */

@@ -4,10 +4,16 @@ import type { Clock, Random } from '../clock';
 import { HEADERS } from '../dead-letter';
 import type { TargetRules } from '../decide';
 import type { RetryMetrics } from '../metrics';
-import { type FinalDecision, type HandlerRun, runHandler } from '../run-handler';
+import { type FinalDecision, type HandlerFailure, type HandlerRun, runHandler } from '../run-handler';
 import type { ConsumedMessage, KafkaClient, ProducerLike } from './contract';
 import { headerText, KAFKA_HEADERS, type Origin, originOf } from './headers';
-import type { KafkaHandler, KafkaRetryEvent, KafkaRole, KafkaTestHooks } from './options';
+import type {
+  KafkaHandler,
+  KafkaHandlerContext,
+  KafkaRetryEvent,
+  KafkaRole,
+  KafkaTestHooks,
+} from './options';
 
 /** What every delivery shares: the rules, the clients, the injected world. */
 export interface Runtime {
@@ -23,6 +29,8 @@ export interface Runtime {
   /** The stop's deadline passed: a batch still under way copies and commits nothing more. */
   abandoned: AbortSignal;
   emit: (event: KafkaRetryEvent) => void;
+  /** Something listens to the events: without a listener none is made. */
+  listening: boolean;
   afterCopyProduced?: KafkaTestHooks['afterCopyProduced'];
 }
 
@@ -47,43 +55,67 @@ export interface Reading {
 /** What a record says about itself: its attempt, its origin, whether it was parked. */
 export function read(d: Delivery): Reading {
   const { message, topic, partition } = d;
-  const self = { topic, partition, offset: message.offset };
+  const self: Origin = { topic, partition, offset: message.offset };
   if (d.role === 'main') {
     // Attempt 1 on the source topic, whatever a replayed record carries: a replay starts over.
     return { attempt: 1, origin: self, sequence: Number(message.offset), parked: false };
   }
-  const origin = originOf(message.headers, self);
+  const found = originOf(message.headers, self);
   const attempt = readAttempt(message.headers?.[HEADERS.attempt]);
-  const carriedInvalid = headerText(message.headers, HEADERS.attemptInvalid);
-  const invalid = attempt.invalid ?? carriedInvalid;
-  return {
+  const invalid = attempt.invalid ?? headerText(message.headers, HEADERS.attemptInvalid);
+  const reading: Reading = {
     attempt: attempt.attempt,
-    ...(invalid === undefined ? {} : { invalid }),
-    origin,
-    ...(origin.fromHeaders ? { sequence: Number(origin.offset) } : {}),
+    // The handler sees the origin as it is (topic, partition, offset), nothing of ours.
+    origin: found.fromHeaders
+      ? { topic: found.topic, partition: found.partition, offset: found.offset }
+      : self,
     parked: headerText(message.headers, KAFKA_HEADERS.parked) !== undefined,
+  };
+  if (invalid !== undefined) reading.invalid = invalid;
+  if (found.fromHeaders) reading.sequence = Number(found.offset);
+  return reading;
+}
+
+/** What the handler is told about a delivery. */
+export function contextOf(rt: Runtime, d: Delivery, reading: Reading): KafkaHandlerContext {
+  return {
+    attempt: reading.attempt,
+    maxAttempts: rt.rules.maxAttempts,
+    topic: d.topic,
+    partition: d.partition,
+    offset: d.message.offset,
+    origin: reading.origin,
+    parked: reading.parked,
+    signal: rt.stopping,
   };
 }
 
-/** Runs the handler through the runtime core (classification, in-memory retries, the decision). */
-export function callHandler(rt: Runtime, d: Delivery, reading: Reading): Promise<HandlerRun> {
+/** A handler that resolved at its first call: shared by every such record, never changed. */
+export const SUCCEEDED: HandlerRun = Object.freeze({
+  decision: Object.freeze({ kind: 'ack' as const }),
+  handlerCalls: 1,
+});
+
+/**
+ * The engine calls the handler itself (batch-engine.ts, with `contextOf`): a handler that
+ * resolved at its first call, begun at `started`, is counted here.
+ */
+export function succeeded(rt: Runtime, started: number): HandlerRun {
+  rt.metrics.handlerDuration(rt.clock.now() - started, 'success');
+  return SUCCEEDED;
+}
+
+/** A first call that failed goes on in the runtime core: classification, in-memory retries, the decision. */
+export function afterFailure(
+  rt: Runtime,
+  d: Delivery,
+  reading: Reading,
+  failure: HandlerFailure,
+): Promise<HandlerRun> {
   return runHandler(rt.rules, {
     attempt: reading.attempt,
-    call: () =>
-      rt.handler(d.message, {
-        attempt: reading.attempt,
-        maxAttempts: rt.rules.maxAttempts,
-        topic: d.topic,
-        partition: d.partition,
-        offset: d.message.offset,
-        origin: {
-          topic: reading.origin.topic,
-          partition: reading.origin.partition,
-          offset: reading.origin.offset,
-        },
-        parked: reading.parked,
-        signal: rt.stopping,
-      }),
+    call: () => rt.handler(d.message, contextOf(rt, d, reading)),
+    firstFailure: failure,
     clock: rt.clock,
     random: rt.random,
     metrics: rt.metrics,
@@ -98,7 +130,7 @@ const OUTCOME = {
   requeue: 'requeued',
 } as const;
 
-/** A decision carried out: counted, and reported as `handled`. */
+/** A decision carried out: counted, and reported as `handled` (when something listens). */
 export function handled(
   rt: Runtime,
   d: Delivery,
@@ -106,17 +138,20 @@ export function handled(
   decision: FinalDecision,
   destination: string | undefined,
 ): void {
-  rt.metrics.attempt(OUTCOME[decision.kind]);
+  const outcome = OUTCOME[decision.kind];
+  rt.metrics.attempt(outcome);
   if (decision.kind === 'delayed') rt.metrics.retryScheduled('delayed', decision.level);
   if (decision.kind === 'dead-letter') rt.metrics.deadLettered(decision.reason);
-  rt.emit({
+  if (!rt.listening) return;
+  const event: Extract<KafkaRetryEvent, { type: 'handled' }> = {
     type: 'handled',
     role: d.role,
     topic: d.topic,
     partition: d.partition,
     offset: d.message.offset,
     attempt: reading.attempt,
-    outcome: OUTCOME[decision.kind],
-    ...(destination === undefined ? {} : { destination }),
-  });
+    outcome,
+  };
+  if (destination !== undefined) event.destination = destination;
+  rt.emit(event);
 }

@@ -98,6 +98,7 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
     stopping: stopping.signal,
     abandoned: abandoning.signal,
     emit: (event) => options.onEvent?.(event),
+    listening: options.onEvent !== undefined,
     afterCopyProduced: options.afterCopyProduced,
   };
   const levelOf = new Map(rules.levels.map((level) => [level.destination, level]));

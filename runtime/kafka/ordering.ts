@@ -46,8 +46,11 @@ export const LEFT_BEHIND: Decided = { kind: 'left-behind' };
 export interface Ordering {
   /** Whether entries need their key (`keyId`). */
   readonly keyed: boolean;
-  /** The records to run, in lanes: a lane's records one after another, the lanes side by side. */
-  lanes(entries: readonly Entry[]): Entry[][];
+  /**
+   * The records to run, in lanes: a lane's records one after another, the lanes side by side.
+   * Absent: every record is a lane of its own.
+   */
+  lanes?(entries: readonly Entry[]): Entry[][];
   /** Before a record runs: undefined to run it, or what it is instead (left behind, parked). */
   instead(entry: Entry): Decided | undefined;
   /** After a record ran: whether the records after it in its lane go on, or wait behind it. */
@@ -67,7 +70,6 @@ export interface Ordering {
 /** Every record side by side, each on its own. */
 export const unordered: Ordering = {
   keyed: false,
-  lanes: (entries) => entries.map((entry) => [entry]),
   instead: () => undefined,
   goOn: () => true,
   parkedCopy: () => {
