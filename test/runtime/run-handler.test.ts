@@ -42,6 +42,67 @@ describe('runHandler', () => {
     ).toEqual(['failure', 'failure', 'failure']);
   });
 
+  it('goes on from a first call the adapter made and saw fail: judged as if made here, not made again', async () => {
+    const clock = new FakeClock();
+    const { meter, records } = recordingMeter();
+    let calls = 0;
+    const run = runHandler(rules, {
+      attempt: 1,
+      call: async () => {
+        calls++;
+      },
+      firstFailure: { error: httpError(503), started: 1_000, ended: 1_250 },
+      clock,
+      random: () => 0.5,
+      metrics: createMetrics({ policy: 'p', target: 'kafka' }, meter),
+    });
+    await clock.advance(100);
+    const result = await run;
+    // One immediate retry, which succeeds: the handler was called once here, twice in all.
+    expect(calls).toBe(1);
+    expect(result).toEqual({ decision: { kind: 'ack' }, handlerCalls: 2 });
+    expect(
+      records
+        .filter((r) => r.name === 'retry_topology.handler.duration')
+        .map((r) => [r.value, r.attributes?.outcome]),
+    ).toEqual([
+      [250, 'failure'],
+      [0, 'success'],
+    ]);
+  });
+
+  it('a first failure given without an error (a bare `throw undefined`) is still a failure', async () => {
+    const result = await runHandler(targetRules(billingPlan(), 'kafka'), {
+      attempt: 4,
+      call: async () => {
+        throw new Error('not called');
+      },
+      firstFailure: { error: undefined, started: 0, ended: 0 },
+      clock: new FakeClock(),
+      random: () => 0.5,
+      metrics: createMetrics({ policy: 'p', target: 'kafka' }, undefined),
+    });
+    expect(result.decision.kind).toBe('dead-letter');
+    expect(String(result.error)).toMatch(/threw undefined/);
+  });
+
+  it('a first failure given once the consumer stops gives the message back', async () => {
+    const stop = new AbortController();
+    stop.abort();
+    const result = await runHandler(rules, {
+      attempt: 1,
+      call: async () => {
+        throw new Error('not called');
+      },
+      firstFailure: { error: stop.signal.reason, started: 0, ended: 0 },
+      clock: new FakeClock(),
+      random: () => 0.5,
+      metrics: createMetrics({ policy: 'p', target: 'kafka' }, undefined),
+      signal: stop.signal,
+    });
+    expect(result.decision).toEqual({ kind: 'requeue' });
+  });
+
   it('acks when an immediate retry succeeds', async () => {
     const clock = new FakeClock();
     let calls = 0;

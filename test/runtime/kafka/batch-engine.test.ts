@@ -291,6 +291,30 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(second.consumer.commits()).toEqual([`commit ${source}[0]@3`]);
   });
 
+  it('makes a failed record’s immediate retries in memory: the handler is called again only for them', async () => {
+    const calls: string[] = [];
+    const set = await setUp(
+      async (message) => {
+        calls.push(String(message.value));
+        // The first call of 'flaky' fails, its immediate retry succeeds.
+        if (String(message.value) === 'flaky' && calls.filter((c) => c === 'flaky').length === 1) {
+          throw httpError(503);
+        }
+      },
+      { plan: billingPlan({ immediate: { retries: 1, delay: '100ms' } }) },
+    );
+    const done = set.consumer.deliver(source, 0, 0, [{ value: 'ok' }, { value: 'flaky' }]);
+    await flush();
+    await set.clock.advance(100);
+    await done;
+    expect(calls.sort()).toEqual(['flaky', 'flaky', 'ok']);
+    expect(set.producer.sent).toEqual([]);
+    expect(set.consumer.commits()).toEqual([`commit ${source}[0]@2`]);
+    expect(
+      set.events.filter((e) => e.type === 'handled').map((e) => e.type === 'handled' && e.outcome),
+    ).toEqual(['success', 'success']);
+  });
+
   it('on stop, commits what was carried out and leaves the rest for the next owner', async () => {
     const { consumer, retry } = await setUp(
       async (message) => {
