@@ -83,7 +83,14 @@ export class KeyIndex {
 
   /** For a scanned record that left the chain: its newest copy's time. */
   finishedAt(keyId: string, sequence: number): number | undefined {
+    // Nearly always empty: no key string made per record then.
+    if (this.finished.size === 0) return undefined;
     return this.finished.get(finishedKey(keyId, sequence));
+  }
+
+  /** Nothing is known of the key: no record of it waits, and no scanned record finished. */
+  unknown(keyId: string): boolean {
+    return this.finished.size === 0 && !this.keys.has(keyId);
   }
 
   get(keyId: string, sequence: number): Waiting | undefined {
@@ -127,9 +134,11 @@ export interface Placing {
  * topic, due when it is. A record whose newer copy is already in the chain is done: a source
  * record that was copied before a crash, or a retry copy that moved on before its commit.
  */
+const RUN: Place = { kind: 'run' };
+
 export function place(index: KeyIndex, record: Placing): Place {
   const { keyId, sequence } = record;
-  if (keyId === undefined || sequence === undefined) return { kind: 'run' };
+  if (keyId === undefined || sequence === undefined) return RUN;
   // A copy no newer than the one that finished the record (a newer one is a new record).
   const finishedAt = index.finishedAt(keyId, sequence);
   if (finishedAt !== undefined && finishedAt >= record.timestamp) return { kind: 'left-behind' };
@@ -143,7 +152,7 @@ export function place(index: KeyIndex, record: Placing): Place {
     if (!isThisCopy && known.producedAt >= record.timestamp) return { kind: 'left-behind' };
   }
   const head = index.head(keyId, sequence);
-  if (!head) return { kind: 'run' };
+  if (!head) return RUN;
   return {
     kind: 'park',
     head,

@@ -38,6 +38,8 @@ export class PerKeyOrder implements Ordering {
   }
 
   instead(entry: Entry): Decided | undefined {
+    // The happy path: nothing of the key in the chain, so it runs (what `place` would say).
+    if (entry.keyId === undefined || this.chain.keys.unknown(entry.keyId)) return undefined;
     const placed = place(this.chain.keys, this.placing(entry));
     if (placed.kind === 'left-behind') return LEFT_BEHIND;
     if (placed.kind === 'park') return { kind: 'parked', park: placed };

@@ -28,6 +28,19 @@ describe('KeyIndex', () => {
     index.remove('k', 7);
     expect(index.size).toBe(0);
   });
+
+  it('knows nothing of a key only while no record of it waits and no scanned record finished', () => {
+    const index = new KeyIndex();
+    expect(index.unknown('k')).toBe(true);
+    index.put('k', { sequence: 1, topic: R1, producedAt: 1_000 });
+    expect([index.unknown('k'), index.unknown('other')]).toEqual([false, true]);
+    index.remove('k', 1);
+    expect(index.unknown('k')).toBe(true);
+    // A scanned record that finished is remembered: its older copies are left behind, whatever the key.
+    index.put('k', { sequence: 2, topic: R1, producedAt: 1_000, scanned: true });
+    index.remove('k', 2);
+    expect([index.unknown('k'), index.unknown('other')]).toEqual([false, false]);
+  });
 });
 
 describe('place: one key in order across the chain', () => {
