@@ -3,7 +3,7 @@ import type { FinalDecision } from '../run-handler';
 import type { Chain, Chains } from './chains';
 import type { ConsumedMessage, EachBatchPayloadLike } from './contract';
 import { BatchWork, Crew } from './crew';
-import { type Delivery, handled, type Runtime, read } from './delivery';
+import { handled, type Runtime, read } from './delivery';
 import { DoneAhead } from './done-ahead';
 import { dueAt } from './due';
 import { KafkaRetryError } from './errors';
@@ -270,7 +270,7 @@ export class BatchEngine {
     // partition) skips them instead of running and copying them a second time.
     for (const entry of entries) {
       if (outcomes[entry.index]?.done && (!committed || entry.offset > point))
-        ahead.add(entry.offset, entry.d.message.timestamp);
+        ahead.add(entry.offset, entry.message.timestamp);
     }
     this.position(batch, entries, outcomes, hold, point, last, role);
     this.report(entries, decided, outcomes, role);
@@ -296,16 +296,11 @@ export class BatchEngine {
         if (rt.clock.now() < due.dueAt)
           return { entries, hold: { offset: message.offset, dueAt: due.dueAt } };
       }
-      const d: Delivery = level
-        ? { role, topic, partition, message, level }
-        : { role, topic, partition, message };
-      const reading = read(d);
+      const reading = read({ role, topic, partition, message });
       const index = entries.length;
-      entries.push(
-        ordering.keyed && message.key
-          ? { index, d, reading, offset, doneBefore, keyId: message.key.toString('base64') }
-          : { index, d, reading, offset, doneBefore },
-      );
+      const keyId = ordering.keyed && message.key ? message.key.toString('base64') : undefined;
+      // One object per record, with the same fields whatever it holds (one shape for the engine).
+      entries.push({ index, role, topic, partition, message, level, reading, offset, doneBefore, keyId });
     }
     return { entries };
   }
@@ -324,7 +319,7 @@ export class BatchEngine {
       if (!entry.doneBefore) runnable.push(entry);
     }
     const lanes = ordering.lanes?.(runnable);
-    const work = new BatchWork(runnable, lanes, ordering, decided, () => this.mayStart(batch));
+    const work = new BatchWork(runnable, lanes, ordering, decided, (now) => this.mayStart(batch, now));
     if (!work.open) return decided;
     // The Confluent client's heartbeat() does nothing (librdkafka heartbeats on its own thread):
     // no timer per batch there, where batches are small and many.
@@ -359,13 +354,12 @@ export class BatchEngine {
   }
 
   /** Whether a record may start now; one that may not is left for this member or the next owner. */
-  private mayStart(batch: Batch): boolean {
-    const { rt } = this.parts;
+  private mayStart(batch: Batch, now: number): boolean {
     return !(
-      rt.stopping.aborted ||
+      this.parts.rt.stopping.aborted ||
       batch.rebalancing ||
       batch.payload.isStale() ||
-      rt.clock.now() >= batch.startBy
+      now >= batch.startBy
     );
   }
 
@@ -381,7 +375,7 @@ export class BatchEngine {
         const { decision, error } = decided.run;
         if (decision.kind === 'ack') return DONE;
         if (decision.kind === 'requeue') return NOT_DONE;
-        return { done: false, copy: copyOf(this.parts.rt, entry.d, entry.reading, decision, error) };
+        return { done: false, copy: copyOf(this.parts.rt, entry, entry.reading, decision, error) };
       }
       default:
         // Not started, or behind an older record of its key (parkBehindNewHeads).
@@ -450,9 +444,9 @@ export class BatchEngine {
         reason: 'permanent' as const,
         because: `unsendable: ${refused.message}`,
       };
-      return { done: false, decision, copy: copyOf(rt, entry.d, entry.reading, decision, refused) };
+      return { done: false, decision, copy: copyOf(rt, entry, entry.reading, decision, refused) };
     }
-    const { d } = entry;
+    const d = entry;
     return {
       ...outcome,
       refused: undefined,
@@ -474,7 +468,7 @@ export class BatchEngine {
     const results = await sendCopies(
       rt.producer,
       rt.client,
-      sending.map(({ d }, at) => {
+      sending.map((d, at) => {
         const copy = copies[at] as Copy;
         return {
           topic: copy.destination,
@@ -505,7 +499,7 @@ export class BatchEngine {
 
   /** The fault tests' hook, between an acknowledged copy and the commit: its failure, if any. */
   private async afterCopy(entry: Entry, copy: Copy): Promise<KafkaRetryError | undefined> {
-    const { d } = entry;
+    const d = entry;
     try {
       await this.parts.rt.afterCopyProduced?.({
         topic: d.topic,
@@ -584,14 +578,14 @@ export class BatchEngine {
     const refused = entries.filter((entry) => outcomes[entry.index]?.refused !== undefined);
     if (refused.length > 0) {
       const retryInMs = gate.holdAfterFailure(topic, partition);
-      for (const { d, index } of refused) {
+      for (const d of refused) {
         rt.emit({
           type: 'failed',
           role,
           topic,
           partition,
           offset: d.message.offset,
-          error: outcomes[index]?.refused as KafkaRetryError,
+          error: outcomes[d.index]?.refused as KafkaRetryError,
           retryInMs,
         });
       }
@@ -613,9 +607,9 @@ export class BatchEngine {
         rt.emit({
           type: 'parked',
           role,
-          topic: entry.d.topic,
-          partition: entry.d.partition,
-          offset: entry.d.message.offset,
+          topic: entry.topic,
+          partition: entry.partition,
+          offset: entry.message.offset,
           destination: park.topic,
           notBefore: park.notBefore,
           behind: park.head.sequence,
@@ -624,7 +618,7 @@ export class BatchEngine {
       const decision = decisionOf(decided[entry.index], outcome);
       if (!decision) continue;
       if (outcome.done || decision.kind === 'requeue') {
-        handled(rt, entry.d, entry.reading, decision, outcome.copy?.destination);
+        handled(rt, entry, entry.reading, decision, outcome.copy?.destination);
       }
     }
   }

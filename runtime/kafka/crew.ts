@@ -25,8 +25,8 @@ export class BatchWork {
     readonly lanes: readonly Entry[][] | undefined,
     readonly ordering: Ordering,
     readonly decided: Decided[],
-    /** Whether a record may start now: false leaves it and every record after it for the next read. */
-    readonly mayStart: () => boolean,
+    /** Whether a record may start at `now`: false leaves it and every record after it for the next read. */
+    readonly mayStart: (now: number) => boolean,
   ) {
     this.count = lanes ? lanes.length : runnable.length;
     this.done = new Promise<void>((resolve, reject) => {
@@ -143,19 +143,20 @@ export class Crew {
             }
             // Not started: left uncommitted, for this member or the next owner to read again.
             // The reasons (stopping, rebalancing, time up) hold for every record after it too.
-            if (!work.mayStart()) {
+            // One reading of the clock per record: it is a call into the VM, and it counted.
+            const started = rt.clock.now();
+            if (!work.mayStart(started)) {
               work.stop();
               break;
             }
-            const started = rt.clock.now();
             let failure: HandlerFailure | undefined;
             try {
-              await rt.handler(entry.d.message, contextOf(rt, entry.d, entry.reading));
+              await rt.handler(entry.message, contextOf(rt, entry, entry.reading));
             } catch (error) {
               failure = { error, started, ended: rt.clock.now() };
             }
             const run = failure
-              ? await afterFailure(rt, entry.d, entry.reading, failure)
+              ? await afterFailure(rt, entry, entry.reading, failure)
               : succeeded(rt, started);
             work.decided[entry.index] = run === SUCCEEDED ? RAN_AT_ONCE : { kind: 'ran', run };
             if (work.ordering.goOn(entry, run)) continue;

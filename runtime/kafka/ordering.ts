@@ -10,11 +10,10 @@ import type { Copy } from './route';
  * records one after another and parks a record behind an older one of its key.
  */
 
-/** One record of a batch as read (step 1). Never changed after. */
-export interface Entry {
+/** One record of a batch as read (step 1), with where it was read. Never changed after. */
+export interface Entry extends Readonly<Delivery> {
   /** Its place in the batch. */
   readonly index: number;
-  readonly d: Delivery;
   readonly reading: Reading;
   readonly offset: bigint;
   /** Carried out by this process in an earlier batch: not run again. */

@@ -58,7 +58,7 @@ export class PerKeyOrder implements Ordering {
 
   parkedCopy(entry: Entry, park: Park): Copy {
     const headers = parkedCopyHeaders({
-      incoming: entry.d.message.headers,
+      incoming: entry.message.headers,
       origin: entry.reading.origin,
       attempt: entry.reading.attempt,
       notBefore: park.notBefore,
@@ -98,7 +98,7 @@ export class PerKeyOrder implements Ordering {
   }
 
   private placing(entry: Entry) {
-    const { d } = entry;
+    const d = entry;
     return {
       keyId: entry.keyId,
       sequence: entry.reading.sequence,

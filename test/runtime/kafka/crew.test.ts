@@ -44,7 +44,7 @@ function batch(partition: number, values: string[], mayStart: () => boolean = ()
       headers: {},
     };
     const d = { role: 'main' as const, topic: 'orders', partition, message };
-    return { index, d, reading: read(d), offset: BigInt(index), doneBefore: false };
+    return { index, ...d, reading: read(d), offset: BigInt(index), doneBefore: false };
   });
   const decided: Decided[] = entries.map(() => NOT_STARTED);
   return new BatchWork(entries, undefined, unordered, decided, mayStart);
