@@ -13,9 +13,15 @@
  *   raw loop         what a user writes by hand: await the handler for each record, then
  *                    resolveOffset, then one commitOffsets per batch;
  *   runtime          createKafkaRetry's main consumer, its handler resolves (no event listener);
- *   runtime, events  the same with an onEvent listener (a `handled` event per record).
+ *   runtime, events  the same with an onEvent listener (a `handled` event per record);
+ *   raw failure      by hand: a handler that throws an HTTP 503, each record's copy (with an
+ *                    attempt header) to the retry topic, one send per batch, one commit;
+ *   runtime failure  createKafkaRetry with that handler: classified, a copy to retry level 1.
  *
- * The handler does nothing. The fake consumer's commit resolves at once. Time is per record,
+ * BENCH_LINES='runtime failure' runs one line (and its reference), to profile it.
+ *
+ * The handler does nothing (or throws). The fake consumer's commit and the fake producer's send
+ * resolve at once. Time is per record,
  * median and range over rounds; `allocated` is the heap a record costs, measured in a round of
  * its own with the young generation large enough that no collection runs in it (run under
  * `node --expose-gc --min-semi-space-size=256 --max-semi-space-size=256`, which the script
@@ -124,32 +130,68 @@ function batches(topic: string, records: number): EachBatchPayload[][] {
 }
 
 const handler: KafkaHandler = async () => {};
+/** What an HTTP client throws for a 503: the plan's preset calls it transient (retry level 1). */
+const failing: KafkaHandler = async () => {
+  throw Object.assign(new Error('503 Service Unavailable'), { status: 503 });
+};
+
+type Kind = 'raw' | 'runtime' | 'events' | 'raw failure' | 'runtime failure';
+const KINDS: Kind[] = ['raw', 'runtime', 'events', 'raw failure', 'runtime failure'];
+/** The line each line's time is compared with. */
+const REFERENCE: Record<Kind, Kind> = {
+  raw: 'raw',
+  runtime: 'raw',
+  events: 'raw',
+  'raw failure': 'raw failure',
+  'runtime failure': 'raw failure',
+};
 
 /** The raw loop a user writes by hand with eachBatch. */
 function rawLoop(consumer: MemoryConsumer): EachBatch {
   return async (payload) => {
-    const { messages, topic, partition } = payload.batch;
+    const { messages } = payload.batch;
     for (const message of messages) {
       await handler(message, undefined as never);
       payload.resolveOffset(message.offset);
     }
-    const last = messages[messages.length - 1];
-    if (last) await consumer.commitOffsets();
-    void topic;
-    void partition;
+    if (messages.length > 0) await consumer.commitOffsets();
   };
 }
 
-async function line(kind: 'raw' | 'runtime' | 'events', plan: RetryPlan, work: EachBatchPayload[][]) {
+/**
+ * The failure loop a user writes by hand: each record to the failing handler, its copy (key,
+ * value, partition, an attempt header) to the retry topic, every copy of the batch in one send,
+ * then one commit (bench/kafka/throughput.ts line 3).
+ */
+function rawFailureLoop(consumer: MemoryConsumer, topic: string): EachBatch {
+  const producer = { send: async (_record: unknown) => [] };
+  return async (payload) => {
+    const { messages, partition } = payload.batch;
+    const copies = [];
+    for (const message of messages) {
+      try {
+        await failing(message, undefined as never);
+      } catch {
+        copies.push({ key: message.key, value: message.value, partition, headers: { 'retry-attempt': '2' } });
+      }
+    }
+    await producer.send({ topic, acks: -1, messages: copies });
+    if (messages.length > 0) await consumer.commitOffsets();
+  };
+}
+
+async function line(kind: Kind, plan: RetryPlan, work: EachBatchPayload[][]) {
   const consumer = new MemoryConsumer();
   let eachBatch: EachBatch;
   let retry: ReturnType<typeof createKafkaRetry> | undefined;
   if (kind === 'raw') eachBatch = rawLoop(consumer);
+  else if (kind === 'raw failure')
+    eachBatch = rawFailureLoop(consumer, plan.targets.kafka?.levels[0]?.destination as string);
   else {
     let events = 0;
     retry = createKafkaRetry({
       plan,
-      handler,
+      handler: kind === 'runtime failure' ? failing : handler,
       producer: { send: async () => [] },
       meter: undefined,
       ...(kind === 'events' ? { onEvent: () => void events++ } : {}),
@@ -174,7 +216,7 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)] as number;
 }
 
-async function allocatedPerRecord(kind: 'raw' | 'runtime' | 'events', plan: RetryPlan): Promise<string> {
+async function allocatedPerRecord(kind: Kind, plan: RetryPlan): Promise<string> {
   const records = 50_000;
   const work = batches(plan.targets.kafka?.sourceTopic as string, records);
   const gc = globalThis.gc as () => void;
@@ -197,8 +239,12 @@ async function allocatedPerRecord(kind: 'raw' | 'runtime' | 'events', plan: Retr
 async function main() {
   const plan = benchPlan('bench-engine', ['1h'], { kafka: { partitions: PARTITIONS } });
   const topic = plan.targets.kafka?.sourceTopic as string;
-  const kinds = ['raw', 'runtime', 'events'] as const;
-  const times: Record<(typeof kinds)[number], number[]> = { raw: [], runtime: [], events: [] };
+  // BENCH_LINES='runtime failure' runs only that line and its reference (to profile one).
+  const only = process.env.BENCH_LINES?.split(',').map((each) => each.trim());
+  const kinds = only
+    ? KINDS.filter((kind) => only.includes(kind) || only.some((o) => REFERENCE[o as Kind] === kind))
+    : KINDS;
+  const times = Object.fromEntries(KINDS.map((kind) => [kind, [] as number[]])) as Record<Kind, number[]>;
   const work = batches(topic, RECORDS);
   // A warm-up round, not counted.
   for (const kind of kinds) await line(kind, plan, work);
@@ -214,10 +260,10 @@ async function main() {
   );
   for (const kind of kinds) {
     const us = times[kind];
-    const ratios = us.map((value, at) => (times.raw[at] as number) / value);
+    const ratios = us.map((value, at) => (times[REFERENCE[kind]][at] as number) / value);
     console.log(
-      `${kind.padEnd(8)} ${median(us).toFixed(2)} µs/record (${Math.min(...us).toFixed(2)}–${Math.max(...us).toFixed(2)}), ` +
-        `raw ÷ this ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}), ` +
+      `${kind.padEnd(15)} ${median(us).toFixed(2)} µs/record (${Math.min(...us).toFixed(2)}–${Math.max(...us).toFixed(2)}), ` +
+        `${REFERENCE[kind]} ÷ this ${median(ratios).toFixed(2)} (${Math.min(...ratios).toFixed(2)}–${Math.max(...ratios).toFixed(2)}), ` +
         `allocated ${await allocatedPerRecord(kind, plan)} a record`,
     );
   }

@@ -490,7 +490,7 @@ export class BatchEngine {
         continue;
       }
       ordering.copied(entry, copies[at] as Copy, madeAt);
-      const failed = await this.afterCopy(entry, copies[at] as Copy);
+      const failed = rt.afterCopyProduced ? await this.afterCopy(entry, copies[at] as Copy) : undefined;
       outcomes[entry.index] = failed
         ? { ...outcome, refused: failed }
         : { ...outcome, done: true, refused: undefined };

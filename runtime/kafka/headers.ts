@@ -53,15 +53,24 @@ export function headerText(headers: KafkaHeaders | undefined, name: string): str
 /** The producer's headers as they came, without ours. */
 export function keptHeaders(headers: KafkaHeaders | undefined): CopyHeaders {
   const kept: CopyHeaders = {};
-  for (const [name, value] of Object.entries(headers ?? {})) {
+  if (!headers) return kept;
+  // for…in, not Object.entries: a copy per failed record, and no array per header.
+  for (const name in headers) {
+    if (!Object.hasOwn(headers, name)) continue;
+    const value = headers[name];
     if (value !== undefined && !OWN_HEADERS.has(name)) kept[name] = value;
   }
   return kept;
 }
 
+/** Sets one of our headers, as text; undefined leaves it out. */
+function put(headers: CopyHeaders, name: string, value: string | number | undefined): void {
+  if (value !== undefined) headers[name] = String(value);
+}
+
 function withOurs(incoming: KafkaHeaders | undefined, ours: Record<string, string | number | undefined>) {
   const headers = keptHeaders(incoming);
-  for (const [name, value] of Object.entries(ours)) if (value !== undefined) headers[name] = String(value);
+  for (const name in ours) put(headers, name, ours[name]);
   return headers;
 }
 
@@ -93,13 +102,16 @@ export function retryCopyHeaders(input: {
   firstFailureAt: number;
   attemptInvalid?: string;
 }): CopyHeaders {
-  return withOurs(input.incoming, {
-    ...originHeaders(input.origin),
-    [HEADERS.attempt]: input.nextAttempt,
-    [KAFKA_HEADERS.notBefore]: input.notBefore,
-    [HEADERS.firstFailureAt]: input.firstFailureAt,
-    [HEADERS.attemptInvalid]: input.attemptInvalid,
-  });
+  // Set one by one, not spread from an object of computed names: every retry copy is built here.
+  const headers = keptHeaders(input.incoming);
+  put(headers, KAFKA_HEADERS.originalTopic, input.origin.topic);
+  put(headers, KAFKA_HEADERS.originalPartition, input.origin.partition);
+  put(headers, KAFKA_HEADERS.originalOffset, input.origin.offset);
+  put(headers, HEADERS.attempt, input.nextAttempt);
+  put(headers, KAFKA_HEADERS.notBefore, input.notBefore);
+  put(headers, HEADERS.firstFailureAt, input.firstFailureAt);
+  put(headers, HEADERS.attemptInvalid, input.attemptInvalid);
+  return headers;
 }
 
 /**

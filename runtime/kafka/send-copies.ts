@@ -145,11 +145,19 @@ function chunks(indexes: number[], size: (index: number) => number): number[][] 
 /** A record's size in a record batch, near enough: its key, value and headers, and their framing. */
 export function sizeOf(message: OutgoingMessage): number {
   let size = 24 + (message.key?.length ?? 0) + (message.value?.length ?? 0);
-  for (const [name, value] of Object.entries(message.headers)) {
+  const { headers } = message;
+  for (const name in headers) {
+    const value = headers[name];
     size += 8 + name.length;
-    // A header sent without a value comes back as null (KafkaJS), and is copied as it came.
-    for (const each of Array.isArray(value) ? value : [value])
-      size += each == null ? 0 : typeof each === 'string' ? each.length * 3 : each.length;
+    if (Array.isArray(value)) for (const each of value) size += headerBytes(each);
+    else size += headerBytes(value);
   }
   return size;
+}
+
+/** A header value's bytes, at most (a string's UTF-8 is at most 3 bytes a UTF-16 unit). */
+function headerBytes(value: string | Buffer | null | undefined): number {
+  // A header sent without a value comes back as null (KafkaJS), and is copied as it came.
+  if (value == null) return 0;
+  return typeof value === 'string' ? value.length * 3 : value.length;
 }
