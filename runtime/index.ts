@@ -46,4 +46,4 @@ export {
 } from './metrics';
 export { parseRetryAfter, retryAfterOf } from './retry-after';
 export { targetRules } from './rules';
-export { type FinalDecision, type HandlerRun, runHandler } from './run-handler';
+export { type FinalDecision, type HandlerFailure, type HandlerRun, runHandler } from './run-handler';

@@ -465,8 +465,9 @@ export class BatchEngine {
     const { rt } = this.parts;
     const madeAt = rt.clock.now();
     const copies = sending.map((entry) => (outcomes[entry.index] as Outcome).copy as Copy);
+    const producer = rt.producer;
     const results = await sendCopies(
-      rt.producer,
+      producer,
       rt.client,
       sending.map((d, at) => {
         const copy = copies[at] as Copy;
@@ -482,6 +483,10 @@ export class BatchEngine {
       }),
       rt.rules.producer.acks,
     );
+    // A producer that can never send again is replaced (or the runtime stops) before the batch
+    // goes on: its refused copies are sent again, with the new one, when the partition is read again.
+    const broken = results.find((result) => result?.code === 'producer-broken');
+    if (broken) await rt.producerBroken(broken, producer);
     for (const [at, entry] of sending.entries()) {
       const outcome = outcomes[entry.index] as Outcome;
       const refused = results[at];

@@ -6,6 +6,7 @@ import type { TargetRules } from '../decide';
 import { noMetrics, type RetryMetrics } from '../metrics';
 import { type FinalDecision, type HandlerFailure, type HandlerRun, runHandler } from '../run-handler';
 import type { ConsumedMessage, KafkaClient, ProducerLike } from './contract';
+import type { KafkaRetryError } from './errors';
 import { headerText, KAFKA_HEADERS, type Origin, originOf } from './headers';
 import type {
   KafkaHandler,
@@ -31,6 +32,11 @@ export interface Runtime {
   emit: (event: KafkaRetryEvent) => void;
   /** Something listens to the events: without a listener none is made. */
   listening: boolean;
+  /**
+   * The producer can never send again: resolves once `producer` is a new one (replaceProducer),
+   * or once the runtime is stopping (no replacement: `closed` rejects with the error).
+   */
+  producerBroken: (error: KafkaRetryError, used: ProducerLike) => Promise<void>;
   afterCopyProduced?: KafkaTestHooks['afterCopyProduced'];
 }
 

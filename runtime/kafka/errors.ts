@@ -27,6 +27,10 @@ import { RetryTopologyError } from '../../policy/errors';
  *   but not all (the group does not use range assignment, or a topic's partition count differs):
  *   the chain stays paused until the next assignment.
  * - commit-failed: an offset commit failed; the next commit covers it, or the record is read again.
+ * - producer-broken: the producer can never send again (KafkaJS's idempotent producer after a
+ *   broker failed mid-request, librdkafka's fatal errors). The copies are not committed; the
+ *   runtime asks `replaceProducer` for a new producer and sends them again with it, or, without
+ *   that option, stops, and `closed` rejects with this error: restart the process.
  */
 export type KafkaRetryErrorCode =
   | 'per-key-needs-admin'
@@ -41,7 +45,8 @@ export type KafkaRetryErrorCode =
   | 'chain-read-failed'
   | 'chain-split'
   | 'consumer-crashed'
-  | 'commit-failed';
+  | 'commit-failed'
+  | 'producer-broken';
 
 export class KafkaRetryError extends RetryTopologyError {
   override readonly name = 'KafkaRetryError';

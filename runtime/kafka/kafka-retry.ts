@@ -7,7 +7,7 @@ import { stopTimeoutOf, withinDeadline } from '../stop-deadline';
 import { BatchEngine } from './batch-engine';
 import { chainAssigner } from './chain-assigner';
 import { Chains } from './chains';
-import type { ConsumerLike, KafkaLike } from './contract';
+import type { ConsumerLike, KafkaLike, ProducerLike } from './contract';
 import type { Runtime } from './delivery';
 import { KafkaRetryError } from './errors';
 import { PartitionGate } from './gate';
@@ -99,6 +99,7 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
     abandoned: abandoning.signal,
     emit: (event) => options.onEvent?.(event),
     listening: options.onEvent !== undefined,
+    producerBroken: (error, used) => producerBroken(error, used),
     afterCopyProduced: options.afterCopyProduced,
   };
   const levelOf = new Map(rules.levels.map((level) => [level.destination, level]));
@@ -304,6 +305,59 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
     if (!restart && !stopping.signal.aborted) crash(error);
   }
 
+  /** The producer being replaced, while it is: every batch whose copies it refused waits for it. */
+  let replacing: Promise<void> | undefined;
+
+  /**
+   * The producer `used` can never send again. With replaceProducer the runtime goes on with a
+   * new one; without it (or when that fails) it stops, and `closed` rejects: loud, never a loop
+   * of copies that can never be sent. Nothing was committed past the refused copies.
+   */
+  function producerBroken(error: KafkaRetryError, used: ProducerLike): Promise<void> {
+    // Refused by a producer already replaced: send again with the new one.
+    if (used !== runtime.producer) return Promise.resolve();
+    if (replacing) return replacing;
+    replacing = (async () => {
+      runtime.emit({
+        type: 'failed',
+        role: 'main',
+        topic: rules.sourceTopic,
+        partition: -1,
+        offset: '-1',
+        error,
+      });
+      if (stopping.signal.aborted) return;
+      if (!options.replaceProducer) return giveUp(error);
+      try {
+        runtime.producer = await options.replaceProducer(used, error);
+      } catch (cause) {
+        giveUp(
+          new KafkaRetryError('producer-broken', `replaceProducer failed after: ${error.message}`, { cause }),
+        );
+      }
+    })().finally(() => {
+      replacing = undefined;
+    });
+    return replacing;
+  }
+
+  /** Stops the runtime (not awaited: the batch that asks is one stop waits for) and rejects `closed`. */
+  function giveUp(error: KafkaRetryError): void {
+    crash(error);
+    void stop();
+  }
+
+  async function stop(): Promise<void> {
+    stopping.abort(new RetryTopologyError('consumer-stopped', 'the Kafka retry runtime is stopping'));
+    for (const gate of gates) gate.stop();
+    // The batches under way send and commit what they carried out before the consumers go,
+    // until the deadline; after it they leave the rest uncommitted.
+    await withinDeadline(Promise.all(engines.map((engine) => engine.idle())), stopTimeoutMs);
+    abandoning.abort();
+    await Promise.all(made.map((consumer) => consumer.disconnect().catch(() => undefined)));
+    close();
+  }
+
   return {
     closed,
     run,
@@ -311,16 +365,7 @@ export function createKafkaRetryWithHooks(options: KafkaRetryOptions & KafkaTest
     // A retry group with no committed offset yet must start at the beginning: the first copies
     // may be produced before it ever joins.
     runRetry: (consumer) => runRole(consumer, 'retry', retryTopics, true),
-    async stop() {
-      stopping.abort(new RetryTopologyError('consumer-stopped', 'the Kafka retry runtime is stopping'));
-      for (const gate of gates) gate.stop();
-      // The batches under way send and commit what they carried out before the consumers go,
-      // until the deadline; after it they leave the rest uncommitted.
-      await withinDeadline(Promise.all(engines.map((engine) => engine.idle())), stopTimeoutMs);
-      abandoning.abort();
-      await Promise.all(made.map((consumer) => consumer.disconnect().catch(() => undefined)));
-      close();
-    },
+    stop,
   };
 }
 

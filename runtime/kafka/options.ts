@@ -52,6 +52,13 @@ export interface KafkaRetryOptions {
   handler: KafkaHandler;
   /** A connected producer. With the Confluent client, configure it with acks -1 (its default). */
   producer: ProducerLike;
+  /**
+   * Called when the producer can never send again (`producer-broken`: KafkaJS's idempotent
+   * producer after a broker failed mid-request, librdkafka's fatal errors): return a new,
+   * connected producer, and the runtime sends the copies again with it (disconnect the broken
+   * one here). Without it the runtime stops, and `closed` rejects with the error.
+   */
+  replaceProducer?: (broken: ProducerLike, error: KafkaRetryError) => Promise<ProducerLike>;
   /** park-key only: reads the retry partitions' commits and log ends after each assignment. */
   admin?: AdminLike;
   /** Which client serves the KafkaJS API shape. Default 'kafkajs'. */

@@ -60,6 +60,16 @@ async function sendAll(
         .then(
           () => undefined,
           (cause: unknown) => {
+            const broken = producerBroken(cause);
+            if (broken) {
+              const error = new KafkaRetryError(
+                'producer-broken',
+                `the producer can never send again (${broken}): producing to ${topic} failed`,
+                { cause },
+              );
+              for (const index of chunk) results[index] = error;
+              return;
+            }
             const refusal = neverTaken(cause);
             // One copy the broker will never take refuses its whole request: each is sent alone,
             // so that only that one is refused.
@@ -119,6 +129,40 @@ export function neverTaken(error: unknown, depth = 0): string | undefined {
   if (typeof code === 'number' && NEVER_TAKEN.has(code)) return NEVER_TAKEN.get(code);
   for (const inner of [cause, originalError, ...(Array.isArray(errors) ? errors : [])]) {
     const found = neverTaken(inner, depth + 1);
+    if (found) return found;
+  }
+  return undefined;
+}
+
+/**
+ * Errors after which a producer never sends again. KafkaJS's idempotent producer keeps its
+ * sequence numbers when a broker fails mid-request and never resets them: every later send to
+ * that partition is refused as OUT_OF_ORDER_SEQUENCE_NUMBER (seen here after a leader was killed,
+ * for minutes, until the test ended); the same holds for a producer id or epoch the broker no
+ * longer knows. librdkafka marks such a state fatal (its error -150, `fatal`).
+ */
+const PRODUCER_BROKEN = new Map<number, string>([
+  [45, 'OUT_OF_ORDER_SEQUENCE_NUMBER'],
+  [47, 'INVALID_PRODUCER_EPOCH'],
+  [49, 'INVALID_PRODUCER_ID_MAPPING'],
+  [59, 'UNKNOWN_PRODUCER_ID'],
+  [-150, 'FATAL'],
+]);
+
+/** The name of the state when `error` (or an error it wraps) says the producer can never send again. */
+export function producerBroken(error: unknown, depth = 0): string | undefined {
+  if (depth > 5 || error === null || typeof error !== 'object') return undefined;
+  const { code, fatal, cause, originalError, errors } = error as {
+    code?: unknown;
+    fatal?: unknown;
+    cause?: unknown;
+    originalError?: unknown;
+    errors?: unknown;
+  };
+  if (typeof code === 'number' && PRODUCER_BROKEN.has(code)) return PRODUCER_BROKEN.get(code);
+  if (fatal === true) return 'FATAL';
+  for (const inner of [cause, originalError, ...(Array.isArray(errors) ? errors : [])]) {
+    const found = producerBroken(inner, depth + 1);
     if (found) return found;
   }
   return undefined;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { RetryPlan } from '../../../policy';
 import { HEADERS } from '../../../runtime';
 import {
@@ -557,6 +557,68 @@ describe('the batched engine (fake kafkajs clients)', () => {
     expect(calls).toEqual(['ok', 'transient', 'ok-2']);
     expect(producer.sent).toHaveLength(1);
     expect(consumer.commits()).toEqual([`commit ${source}[0]@6`]);
+  });
+
+  /** What KafkaJS's idempotent producer throws, for good, once its sequence numbers are out of step with the broker. */
+  const outOfOrder = () =>
+    Object.assign(new Error('The broker received an out of order sequence number'), {
+      name: 'KafkaJSProtocolError',
+      type: 'OUT_OF_ORDER_SEQUENCE_NUMBER',
+      code: 45,
+      retriable: false,
+    });
+
+  it('replaces a producer that can never send again, once, and sends the copies again with the new one', async () => {
+    const broken = { send: vi.fn(async () => Promise.reject(outOfOrder())) };
+    const replaced: unknown[] = [];
+    const { consumer, producer, events } = await setUp(
+      async () => {
+        throw httpError(503);
+      },
+      {
+        producer: broken,
+        replaceProducer: async (old, error) => {
+          replaced.push(old, error.code);
+          return fresh;
+        },
+      },
+    );
+    const fresh = producer;
+    // Two partitions' batches refused by the same broken producer at once: one replacement.
+    await Promise.all([consumer.deliver(source, 0, 0, [{}]), consumer.deliver(source, 1, 0, [{}])]);
+    expect(replaced).toEqual([broken, 'producer-broken']);
+    expect(consumer.commits()).toEqual([]);
+    expect(
+      events.filter((e) => e.type === 'failed').map((e) => e.type === 'failed' && e.error.code),
+    ).toContain('producer-broken');
+    // Read again after the back-off: sent with the new producer, then committed.
+    await consumer.deliver(source, 0, 0, [{}]);
+    expect(fresh.copies.map((copy) => copy.topic)).toEqual([level1]);
+    expect(consumer.commits()).toEqual([`commit ${source}[0]@1`]);
+  });
+
+  it('without replaceProducer, a producer that can never send again stops the runtime: `closed` rejects, nothing is committed', async () => {
+    const wrapped = () =>
+      Object.assign(new Error('[Connection] retries exceeded'), {
+        name: 'KafkaJSNumberOfRetriesExceeded',
+        cause: outOfOrder(),
+      });
+    let calls = 0;
+    const { consumer, retry } = await setUp(
+      async () => {
+        calls++;
+        throw httpError(503);
+      },
+      { producer: { send: async () => Promise.reject(wrapped()) } },
+    );
+    await consumer.deliver(source, 0, 0, [{}, {}]);
+    await expect(retry.closed).rejects.toMatchObject({ code: 'producer-broken' });
+    expect(consumer.commits()).toEqual([]);
+    // Stopped: a batch read after it runs nothing, and the partition is paused.
+    await consumer.deliver(source, 0, 0, [{}]);
+    expect(calls).toBe(2);
+    expect(consumer.commits()).toEqual([]);
+    expect(consumer.log).toContain(`pause ${source}[0]`);
   });
 
   it('a retry copy the broker will never take (too large) ends as a dead letter with the reason; the rest of its request goes through', async () => {

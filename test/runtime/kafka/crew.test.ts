@@ -29,6 +29,7 @@ function runtime(handler: KafkaHandler): Runtime {
     abandoned: never,
     emit: () => undefined,
     listening: false,
+    producerBroken: async () => undefined,
   };
 }
 
